@@ -1,0 +1,114 @@
+// Package provider is the neutral side of the model providers: the request and response types
+// every reviewer speaks, typed errors, retries, usage and cost, and record/replay. It must never
+// import a provider SDK: each SDK is imported by exactly one package below it
+// (provider/anthropic, provider/openai), so that nothing else pays to compile it.
+package provider
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Client sends one request to a model and returns its answer.
+type Client interface {
+	Complete(ctx context.Context, req Request) (Response, error)
+}
+
+// Role of a message.
+type Role string
+
+// Message roles.
+const (
+	User      Role = "user"
+	Assistant Role = "assistant"
+)
+
+// BlockType is the kind of a content block.
+type BlockType string
+
+// Content block kinds.
+const (
+	Text       BlockType = "text"
+	ToolUse    BlockType = "tool_use"
+	ToolResult BlockType = "tool_result"
+)
+
+// Block is one piece of a message's content.
+type Block struct {
+	Type BlockType `json:"type"`
+	Text string    `json:"text,omitempty"` // Text; ToolResult's content
+	// Cache marks the end of a prompt prefix the provider should cache (Anthropic
+	// cache_control); providers that cache prefixes automatically ignore it.
+	Cache     bool            `json:"cache,omitempty"`
+	ToolUseID string          `json:"tool_use_id,omitempty"` // ToolUse and ToolResult
+	Name      string          `json:"name,omitempty"`        // ToolUse: the tool called
+	Input     json.RawMessage `json:"input,omitempty"`       // ToolUse: its arguments
+	IsError   bool            `json:"is_error,omitempty"`    // ToolResult
+}
+
+// Message is one turn of the conversation.
+type Message struct {
+	Role    Role    `json:"role"`
+	Content []Block `json:"content"`
+}
+
+// Tool is a function the model may call; InputSchema is a JSON Schema object.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// Request is one model call. System blocks come first, then Tools, then Messages: that order
+// is the prompt prefix providers cache.
+type Request struct {
+	Model     string    `json:"model"`
+	System    []Block   `json:"system,omitempty"`
+	Messages  []Message `json:"messages"`
+	Tools     []Tool    `json:"tools,omitempty"`
+	ToolName  string    `json:"tool_name,omitempty"` // when set, the model must call this tool
+	MaxTokens int       `json:"max_tokens"`
+}
+
+// Response is the model's answer.
+type Response struct {
+	Model      string  `json:"model"`
+	Content    []Block `json:"content"` // Text and ToolUse blocks
+	StopReason string  `json:"stop_reason"`
+	Usage      Usage   `json:"usage"`
+}
+
+// Text joins the answer's text blocks.
+func (r Response) Text() string {
+	var s string
+	for _, b := range r.Content {
+		if b.Type == Text {
+			s += b.Text
+		}
+	}
+	return s
+}
+
+// Usage counts one or more requests. InputTokens excludes cached tokens: the total prompt is
+// InputTokens + CacheReadTokens + CacheWriteTokens (Anthropic's accounting; the OpenAI client
+// converts to it).
+type Usage struct {
+	Requests         int     `json:"requests"`
+	InputTokens      int64   `json:"input_tokens"`
+	OutputTokens     int64   `json:"output_tokens"`
+	CacheReadTokens  int64   `json:"cache_read_tokens"`
+	CacheWriteTokens int64   `json:"cache_write_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		Requests:         u.Requests + o.Requests,
+		InputTokens:      u.InputTokens + o.InputTokens,
+		OutputTokens:     u.OutputTokens + o.OutputTokens,
+		CacheReadTokens:  u.CacheReadTokens + o.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens,
+		CostUSD:          u.CostUSD + o.CostUSD,
+	}
+}

@@ -1,0 +1,99 @@
+// Package report is the result of one review run as a stable, versioned document: the change,
+// the findings, what each reviewer said or failed with, what was and was not reviewed, and what
+// it cost. Every output format renders this one value; the JSON form is documented by
+// schema.json beside this file. It must never do I/O beyond the writer it is given.
+package report
+
+import (
+	"github.com/council-dev/council/internal/finding"
+	"github.com/council-dev/council/internal/provider"
+)
+
+// SchemaVersion is bumped on any incompatible change to the JSON document.
+const SchemaVersion = "1"
+
+// Report is one review run.
+type Report struct {
+	SchemaVersion string            `json:"schema_version"`
+	Tool          Tool              `json:"tool"`
+	Change        Change            `json:"change"`
+	Findings      []finding.Finding `json:"findings"`
+	Reviewers     []Reviewer        `json:"reviewers"`
+	Coverage      Coverage          `json:"coverage"`
+	Usage         Usage             `json:"usage"`
+	Degraded      []string          `json:"degraded,omitempty"` // said at the top of every output
+	DryRun        bool              `json:"dry_run,omitempty"`
+}
+
+// Tool names the program that wrote the report.
+type Tool struct {
+	Name    string `json:"name"`    // "council"
+	Version string `json:"version"` // build version
+	Council string `json:"council"` // display name of the council, e.g. "Council of Claudes"
+}
+
+// Change is what was reviewed.
+type Change struct {
+	Repo    string       `json:"repo,omitempty"` // local path or owner/name
+	Base    string       `json:"base"`           // the revision as given, e.g. "origin/main"
+	Head    string       `json:"head"`
+	BaseSHA string       `json:"base_sha"`
+	HeadSHA string       `json:"head_sha"`
+	Title   string       `json:"title,omitempty"`
+	Files   []ChangeFile `json:"files"`
+}
+
+// ChangeFile is one file of the change.
+type ChangeFile struct {
+	Path    string `json:"path"`
+	OldPath string `json:"old_path,omitempty"` // set for renames and copies
+	Status  string `json:"status"`             // added, deleted, modified, renamed, copied
+	Binary  bool   `json:"binary,omitempty"`
+	Added   int    `json:"added"`
+	Deleted int    `json:"deleted"`
+}
+
+// Reviewer is one lens or persona's part of the run.
+type Reviewer struct {
+	Name      string         `json:"name"` // "correctness", or the persona's name
+	Title     string         `json:"title"`
+	Emoji     string         `json:"emoji,omitempty"`
+	Kind      string         `json:"kind"`  // "lens" or "persona"
+	Alert     string         `json:"alert"` // NOTE, TIP, IMPORTANT, WARNING, CAUTION
+	Focus     []string       `json:"focus"`
+	Noun      string         `json:"noun"` // what it counts, singular: "correctness issue"
+	Model     string         `json:"model"`
+	Summary   string         `json:"summary,omitempty"`
+	Errors    []string       `json:"errors,omitempty"` // a failed unit or a malformed answer
+	Units     int            `json:"units"`            // review units sent
+	Raised    int            `json:"raised"`           // findings returned by the model
+	Usage     provider.Usage `json:"usage"`
+	WallSecs  float64        `json:"wall_seconds"`
+	Succeeded bool           `json:"succeeded"` // at least one unit answered and parsed
+}
+
+// Coverage is the manifest of what was and was not reviewed.
+type Coverage struct {
+	Reviewed []string  `json:"reviewed"`
+	Skipped  []Skipped `json:"skipped"`
+	Units    []Unit    `json:"units"`
+}
+
+// Skipped is a file the plan left out, with why.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Unit is one group of files reviewed in one request per reviewer.
+type Unit struct {
+	Files           []string `json:"files"`
+	EstimatedTokens int      `json:"estimated_tokens"`
+}
+
+// Usage is the run's ledger.
+type Usage struct {
+	provider.Usage
+	WallSeconds float64            `json:"wall_seconds"`
+	Stages      map[string]float64 `json:"stages_seconds"` // wall seconds per pipeline stage
+}
