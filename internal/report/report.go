@@ -23,6 +23,13 @@ type Report struct {
 	Usage         Usage             `json:"usage"`
 	Degraded      []string          `json:"degraded,omitempty"` // said at the top of every output
 	DryRun        bool              `json:"dry_run,omitempty"`
+	Estimate      *Estimate         `json:"estimate,omitempty"` // set by a dry run only
+}
+
+// Estimate is what a dry run expects the real run to use.
+type Estimate struct {
+	Usage                  provider.Usage `json:"usage"`
+	OutputTokensPerRequest int            `json:"output_tokens_per_request"`
 }
 
 // Tool names the program that wrote the report.
@@ -64,9 +71,10 @@ type Reviewer struct {
 	Noun      string         `json:"noun"` // what it counts, singular: "correctness issue"
 	Model     string         `json:"model"`
 	Summary   string         `json:"summary,omitempty"`
-	Errors    []string       `json:"errors,omitempty"` // a failed unit or a malformed answer
-	Units     int            `json:"units"`            // review units sent
-	Raised    int            `json:"raised"`           // findings returned by the model
+	Errors    []string       `json:"errors,omitempty"`   // a failed unit or a malformed answer
+	Warnings  []string       `json:"warnings,omitempty"` // findings the answer parser dropped or repaired
+	Units     int            `json:"units"`              // review units sent
+	Raised    int            `json:"raised"`             // findings returned by the model
 	Usage     provider.Usage `json:"usage"`
 	WallSecs  float64        `json:"wall_seconds"`
 	Succeeded bool           `json:"succeeded"` // at least one unit answered and parsed
@@ -96,4 +104,7 @@ type Usage struct {
 	provider.Usage
 	WallSeconds float64            `json:"wall_seconds"`
 	Stages      map[string]float64 `json:"stages_seconds"` // wall seconds per pipeline stage
+	// CacheWarmup is the part of the total spent on requests that only write the prompt cache
+	// for the reviewers that follow; it belongs to no reviewer.
+	CacheWarmup provider.Usage `json:"cache_warmup"`
 }
