@@ -1,0 +1,341 @@
+// Package config is the schema of .council.yaml: its Go types, defaults and validation, and
+// the strict YAML decoding that reviewer files share. It is pure: the caller reads the file
+// (from the base revision, so that a pull request cannot rewrite its own review rules) and
+// hands over the bytes. It must never read files, the environment or the network itself.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/council-dev/council/internal/finding"
+)
+
+// Config is the content of .council.yaml.
+type Config struct {
+	CouncilName  string                      `yaml:"council_name"` // display name in headers and footers
+	Provider     string                      `yaml:"provider"`     // one of Providers
+	Model        string                      `yaml:"model"`        // DefaultModel(Provider) when the file leaves it empty
+	BaseURL      string                      `yaml:"base_url"`     // optional; else the provider's environment variable or default
+	Lenses       []string                    `yaml:"lenses"`       // built-in (or overridden) lenses to run, by name
+	Personas     []string                    `yaml:"personas"`     // persona files in the repo; empty: every file in .council/personas
+	Reviewers    map[string]ReviewerOverride `yaml:"reviewers"`    // per-reviewer overrides, by reviewer name
+	Concurrency  int                         `yaml:"concurrency"`  // reviewer requests in flight, 1..64
+	Budget       Budget                      `yaml:"budget"`
+	Prices       map[string]Price            `yaml:"prices"` // by model; overrides the built-in price table
+	Paths        Paths                       `yaml:"paths"`
+	Comments     Comments                    `yaml:"comments"`
+	Output       Output                      `yaml:"output"`
+	ContextLines int                         `yaml:"context_lines"` // extra lines of file context around each hunk
+}
+
+// ReviewerOverride changes one reviewer's settings.
+type ReviewerOverride struct {
+	Model string `yaml:"model"` // empty: the config's model
+}
+
+// Budget limits what a run may spend. Zero means no limit for MaxUSD and MaxTokens.
+type Budget struct {
+	TokensPerRequest int     `yaml:"tokens_per_request"` // diff tokens per review unit
+	MaxOutputTokens  int     `yaml:"max_output_tokens"`  // per request
+	MaxUSD           float64 `yaml:"max_usd"`            // per run; the run stops before exceeding it
+	MaxTokens        int64   `yaml:"max_tokens"`         // total tokens per run
+}
+
+// Price is what a model costs in USD per million tokens. A rate the file leaves out is 0.
+type Price struct {
+	Input      float64 `yaml:"input"`
+	Output     float64 `yaml:"output"`
+	CacheRead  float64 `yaml:"cache_read"`
+	CacheWrite float64 `yaml:"cache_write"`
+}
+
+// Paths selects the files that are reviewed: those matching an Include pattern and no Exclude
+// pattern. Patterns are slash-separated; each segment is a path.Match pattern, and a "**"
+// segment matches any number of segments ("**/*.pb.go", "docs/generated/**").
+type Paths struct {
+	Include []string `yaml:"include"`
+	Exclude []string `yaml:"exclude"`
+}
+
+// Comments limits what is posted.
+type Comments struct {
+	MaxPerReviewer int              `yaml:"max_per_reviewer"` // 0: no cap
+	SeverityFloor  finding.Severity `yaml:"severity_floor"`   // findings below it are filtered
+	MinConfidence  float64          `yaml:"min_confidence"`   // 0..1
+}
+
+// Output says what is written and when the run fails.
+type Output struct {
+	Format []string         `yaml:"format"`  // each one of Formats
+	FailOn finding.Severity `yaml:"fail_on"` // exit non-zero for a finding at or above it; "" never
+}
+
+// Providers are the allowed values of provider.
+var Providers = []string{"anthropic", "openai"}
+
+// Formats are the allowed values of output.format.
+var Formats = []string{"markdown", "json"}
+
+// Limits of the numeric settings.
+const (
+	MaxConcurrency  = 64
+	MaxContextLines = 1000
+)
+
+// DefaultModel is the model used with a provider when the config names none; "" for an
+// unknown provider.
+func DefaultModel(provider string) string {
+	switch provider {
+	case "anthropic":
+		return "claude-sonnet-4-5"
+	case "openai":
+		return "gpt-4.1"
+	}
+	return ""
+}
+
+// Default is the configuration of a repository without .council.yaml.
+func Default() Config {
+	return Config{
+		CouncilName:  "Council",
+		// Provider and Model stay empty: the caller picks them from flags, else from the
+		// environment (whichever provider has credentials), then DefaultModel.
+		Lenses:       []string{"correctness", "security", "maintainability"},
+		Concurrency:  4,
+		Budget:       Budget{TokensPerRequest: 60000, MaxOutputTokens: 8192},
+		Paths:        Paths{Include: []string{"**"}},
+		Comments:     Comments{SeverityFloor: finding.Nit},
+		Output:       Output{Format: []string{"markdown"}},
+		ContextLines: 10,
+	}
+}
+
+// Parse reads a .council.yaml from data; source names it in errors. Keys the file leaves out
+// keep their Default value. An empty file is Default(). Every unknown key and bad value is an
+// *Error naming source, line:column and key; when several values are bad, all are reported
+// (joined, in file order), each matchable with errors.As.
+func Parse(source string, data []byte) (Config, error) {
+	doc, err := ParseYAML(source, data)
+	if err != nil {
+		return Config{}, err
+	}
+	c := Default()
+	if doc.Empty() {
+		return c, nil
+	}
+	if err := doc.Decode(&c); err != nil {
+		return Config{}, err
+	}
+	if err := c.validate(doc); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// nameRE is what a reviewer name looks like; review.Reviewer names follow the same rule.
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// ValidName reports whether s can name a reviewer: lowercase letters, digits and hyphens,
+// not starting with a hyphen, at most 64 bytes.
+func ValidName(s string) bool { return len(s) <= 64 && nameRE.MatchString(s) }
+
+// NameRule describes ValidName for error messages.
+const NameRule = "lowercase letters, digits and '-' (e.g. \"security\", \"casey\")"
+
+func (c Config) validate(doc *Document) error {
+	var errs []*Error
+	bad := func(msg string, key ...any) { errs = append(errs, doc.ErrorAt(msg, key...)) }
+
+	if strings.TrimSpace(c.CouncilName) == "" {
+		bad("must not be empty", "council_name")
+	}
+	if c.Provider != "" && !slices.Contains(Providers, c.Provider) {
+		bad(oneOf(c.Provider, Providers), "provider")
+	}
+	if c.Model != "" && strings.TrimSpace(c.Model) == "" {
+		bad("must not be blank", "model")
+	}
+	if c.BaseURL != "" {
+		if msg := checkURL(c.BaseURL); msg != "" {
+			bad(msg, "base_url")
+		}
+	}
+	checkNames := func(key string, names []string) {
+		seen := map[string]bool{}
+		for i, n := range names {
+			switch {
+			case !ValidName(n):
+				bad(fmt.Sprintf("%q is not a reviewer name: use %s", n, NameRule), key, i)
+			case seen[n]:
+				bad(fmt.Sprintf("%q is listed twice", n), key, i)
+			}
+			seen[n] = true
+		}
+	}
+	checkNames("lenses", c.Lenses)
+	seen := map[string]bool{}
+	for i, p := range c.Personas {
+		if msg := checkRepoPath(p); msg != "" {
+			bad(msg, "personas", i)
+		} else if seen[p] {
+			bad(fmt.Sprintf("%q is listed twice", p), "personas", i)
+		}
+		seen[p] = true
+	}
+	for _, name := range sortedKeys(c.Reviewers) {
+		if !ValidName(name) {
+			bad(fmt.Sprintf("%q is not a reviewer name: use %s", name, NameRule), "reviewers", name)
+		}
+	}
+	if c.Concurrency < 1 || c.Concurrency > MaxConcurrency {
+		bad(fmt.Sprintf("must be between 1 and %d (got %d)", MaxConcurrency, c.Concurrency), "concurrency")
+	}
+	if c.Budget.TokensPerRequest < 1 {
+		bad(fmt.Sprintf("must be >= 1 (got %d)", c.Budget.TokensPerRequest), "budget", "tokens_per_request")
+	}
+	if c.Budget.MaxOutputTokens < 1 {
+		bad(fmt.Sprintf("must be >= 1 (got %d)", c.Budget.MaxOutputTokens), "budget", "max_output_tokens")
+	}
+	if c.Budget.MaxUSD < 0 {
+		bad(fmt.Sprintf("must be >= 0 (got %g); 0 means no limit", c.Budget.MaxUSD), "budget", "max_usd")
+	}
+	if c.Budget.MaxTokens < 0 {
+		bad(fmt.Sprintf("must be >= 0 (got %d); 0 means no limit", c.Budget.MaxTokens), "budget", "max_tokens")
+	}
+	for _, model := range sortedKeys(c.Prices) {
+		p := c.Prices[model]
+		if strings.TrimSpace(model) == "" {
+			bad("a model name must not be blank", "prices", model)
+		}
+		for _, r := range []struct {
+			key string
+			v   float64
+		}{{"input", p.Input}, {"output", p.Output}, {"cache_read", p.CacheRead}, {"cache_write", p.CacheWrite}} {
+			if r.v < 0 {
+				bad(fmt.Sprintf("must be >= 0 USD per million tokens (got %g)", r.v), "prices", model, r.key)
+			}
+		}
+	}
+	if len(c.Paths.Include) == 0 {
+		bad(`must list at least one pattern ("**" for every file)`, "paths", "include")
+	}
+	for _, list := range []struct {
+		key  string
+		pats []string
+	}{{"include", c.Paths.Include}, {"exclude", c.Paths.Exclude}} {
+		for i, p := range list.pats {
+			if err := checkGlob(p); err != nil {
+				bad(err.Error(), "paths", list.key, i)
+			}
+		}
+	}
+	if c.Comments.MaxPerReviewer < 0 {
+		bad(fmt.Sprintf("must be >= 0 (got %d); 0 means no cap", c.Comments.MaxPerReviewer), "comments", "max_per_reviewer")
+	}
+	if c.Comments.SeverityFloor.Rank() == 0 {
+		bad(oneOf(string(c.Comments.SeverityFloor), severityNames()), "comments", "severity_floor")
+	}
+	if c.Comments.MinConfidence < 0 || c.Comments.MinConfidence > 1 {
+		bad(fmt.Sprintf("must be between 0 and 1 (got %g)", c.Comments.MinConfidence), "comments", "min_confidence")
+	}
+	if len(c.Output.Format) == 0 {
+		bad("must list at least one of "+strings.Join(Formats, ", "), "output", "format")
+	}
+	seenFormat := map[string]bool{}
+	for i, f := range c.Output.Format {
+		switch {
+		case !slices.Contains(Formats, f):
+			bad(oneOf(f, Formats), "output", "format", i)
+		case seenFormat[f]:
+			bad(fmt.Sprintf("%q is listed twice", f), "output", "format", i)
+		}
+		seenFormat[f] = true
+	}
+	if c.Output.FailOn != "" && c.Output.FailOn.Rank() == 0 {
+		bad(oneOf(string(c.Output.FailOn), severityNames())+` or "" (never fail)`, "output", "fail_on")
+	}
+	if c.ContextLines < 0 || c.ContextLines > MaxContextLines {
+		bad(fmt.Sprintf("must be between 0 and %d (got %d)", MaxContextLines, c.ContextLines), "context_lines")
+	}
+
+	if len(errs) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(errs, func(a, b *Error) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Column - b.Column
+	})
+	joined := make([]error, len(errs))
+	for i, e := range errs {
+		joined[i] = e
+	}
+	if len(joined) == 1 {
+		return joined[0]
+	}
+	return errors.Join(joined...)
+}
+
+func oneOf(got string, allowed []string) string {
+	return fmt.Sprintf("%q is not one of %s", got, strings.Join(allowed, ", "))
+}
+
+func severityNames() []string {
+	names := make([]string, len(finding.Severities))
+	for i, s := range finding.Severities {
+		names[i] = string(s)
+	}
+	return names
+}
+
+// checkURL validates base_url without ever echoing it: a URL may carry credentials.
+func checkURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "not a valid URL"
+	}
+	if u.User != nil {
+		return "must not contain credentials; give the API key through the provider's environment variable"
+	}
+	if u.Scheme != "https" && u.Scheme != "http" {
+		return "must be an http:// or https:// URL"
+	}
+	if u.Host == "" {
+		return "must name a host"
+	}
+	return ""
+}
+
+// checkRepoPath validates a persona file path: it must stay inside the repository.
+func checkRepoPath(p string) string {
+	switch {
+	case strings.TrimSpace(p) == "":
+		return "must not be empty"
+	case strings.HasPrefix(p, "/") || strings.Contains(p, `\`):
+		return fmt.Sprintf("%q must be a slash-separated path relative to the repository root", p)
+	case path.Clean(p) != p:
+		return fmt.Sprintf("%q is not a clean path (write %q)", p, path.Clean(p))
+	case p == ".." || strings.HasPrefix(p, "../"):
+		return fmt.Sprintf("%q points outside the repository", p)
+	}
+	if strings.ContainsAny(p, "*?[") {
+		return fmt.Sprintf("%q: list files, not patterns (leave personas out to load every file in .council/personas)", p)
+	}
+	return ""
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,531 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/council-dev/council/internal/finding"
+)
+
+const fullConfig = `# every key, none at its default
+council_name: "Council of Claudes"
+provider: openai
+model: gpt-4.1-mini
+base_url: "https://llm.internal.example.com/v1"
+lenses: [correctness, security]
+personas:
+  - .council/personas/casey.yaml
+  - .council/personas/nell.md
+reviewers:
+  security: { model: o3 }
+  casey:
+    model: gpt-4.1
+concurrency: 8
+budget:
+  tokens_per_request: 40000
+  max_output_tokens: 4096
+  max_usd: 2.5
+  max_tokens: 1000000
+prices:
+  my-model: { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 }
+  "gpt-4.1-mini":
+    input: 0.4
+    output: 1.6
+paths:
+  include: ["**"]
+  exclude: ["docs/generated/**", "**/*.pb.go"]
+comments:
+  max_per_reviewer: 10
+  severity_floor: low
+  min_confidence: 0.4
+output:
+  format: [markdown, json]
+  fail_on: high
+context_lines: 20
+`
+
+func TestParseFull(t *testing.T) {
+	t.Parallel()
+	got, err := Parse(".council.yaml", []byte(fullConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		CouncilName: "Council of Claudes",
+		Provider:    "openai",
+		Model:       "gpt-4.1-mini",
+		BaseURL:     "https://llm.internal.example.com/v1",
+		Lenses:      []string{"correctness", "security"},
+		Personas:    []string{".council/personas/casey.yaml", ".council/personas/nell.md"},
+		Reviewers: map[string]ReviewerOverride{
+			"security": {Model: "o3"},
+			"casey":    {Model: "gpt-4.1"},
+		},
+		Concurrency: 8,
+		Budget:      Budget{TokensPerRequest: 40000, MaxOutputTokens: 4096, MaxUSD: 2.5, MaxTokens: 1000000},
+		Prices: map[string]Price{
+			"my-model":     {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75},
+			"gpt-4.1-mini": {Input: 0.4, Output: 1.6},
+		},
+		Paths:        Paths{Include: []string{"**"}, Exclude: []string{"docs/generated/**", "**/*.pb.go"}},
+		Comments:     Comments{MaxPerReviewer: 10, SeverityFloor: finding.Low, MinConfidence: 0.4},
+		Output:       Output{Format: []string{"markdown", "json"}, FailOn: finding.High},
+		ContextLines: 20,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Parse() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseDefaults(t *testing.T) {
+	t.Parallel()
+	openai := Default()
+	openai.Provider = "openai" // the model is chosen by the engine, after flags
+	partial := Default()
+	partial.Budget.MaxUSD = 1
+	partial.Paths.Exclude = []string{"vendor/**"}
+	noLenses := Default()
+	noLenses.Lenses = []string{}
+
+	tests := []struct {
+		name string
+		in   string
+		want Config
+	}{
+		{name: "empty file", in: "", want: Default()},
+		{name: "only comments", in: "# nothing configured yet\n", want: Default()},
+		{name: "document marker only", in: "---\n", want: Default()},
+		{name: "provider alone leaves the model to the engine", in: "provider: openai\n", want: openai},
+		{name: "null keeps the default", in: "lenses:\nbudget:\n", want: Default()},
+		{name: "empty list is explicit", in: "lenses: []\n", want: noLenses},
+		{
+			name: "nested keys keep their siblings' defaults",
+			in:   "budget:\n  max_usd: 1\npaths:\n  exclude: [vendor/**]\n",
+			want: partial,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Parse(".council.yaml", []byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Parse(%q) mismatch (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestDefaultIsValid(t *testing.T) {
+	t.Parallel()
+	doc, err := ParseYAML("default", []byte("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Default().validate(doc); err != nil {
+		t.Errorf("Default() does not validate: %v", err)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   string
+		// want is the whole message of the first error; key its Key.
+		want string
+		key  string
+	}{
+		{
+			name: "unknown top-level key",
+			in:   "council_name: x\nlense: [security]\n",
+			want: ".council.yaml:2:1: lense: unknown key (allowed: council_name, provider, model, base_url, lenses, personas, reviewers, concurrency, budget, prices, paths, comments, output, context_lines)",
+			key:  "lense",
+		},
+		{
+			name: "unknown nested key",
+			in:   "budget:\n  max_dollars: 3\n",
+			want: ".council.yaml:2:3: budget.max_dollars: unknown key (allowed: tokens_per_request, max_output_tokens, max_usd, max_tokens)",
+			key:  "budget.max_dollars",
+		},
+		{
+			name: "unknown key in a map value",
+			in:   "reviewers:\n  security: { modle: o3 }\n",
+			want: ".council.yaml:2:15: reviewers.security.modle: unknown key (allowed: model)",
+			key:  "reviewers.security.modle",
+		},
+		{
+			name: "negative budget",
+			in:   "council_name: x\nprovider: anthropic\nmodel: m\nbase_url: \"\"\nconcurrency: 2\nbudget:\n  max_usd: -1\n",
+			want: ".council.yaml:7:12: budget.max_usd: must be >= 0 (got -1); 0 means no limit",
+			key:  "budget.max_usd",
+		},
+		{
+			name: "negative token limit",
+			in:   "budget:\n  max_tokens: -5\n",
+			want: ".council.yaml:2:15: budget.max_tokens: must be >= 0 (got -5); 0 means no limit",
+			key:  "budget.max_tokens",
+		},
+		{
+			name: "zero output tokens",
+			in:   "budget:\n  max_output_tokens: 0\n",
+			want: ".council.yaml:2:22: budget.max_output_tokens: must be >= 1 (got 0)",
+			key:  "budget.max_output_tokens",
+		},
+		{
+			name: "string for an integer",
+			in:   "concurrency: four\n",
+			want: `.council.yaml:1:14: concurrency: must be an integer (got string "four")`,
+			key:  "concurrency",
+		},
+		{
+			name: "fraction for an integer",
+			in:   "context_lines: 1.5\n",
+			want: ".council.yaml:1:16: context_lines: must be an integer (got 1.5)",
+			key:  "context_lines",
+		},
+		{
+			name: "integer too large",
+			in:   "budget:\n  max_tokens: 99999999999999999999999\n",
+			want: ".council.yaml:2:15: budget.max_tokens: must be an integer (got string \"99999999999999999999999\")",
+			key:  "budget.max_tokens",
+		},
+		{
+			name: "number for a string",
+			in:   "model: 4\n",
+			want: ".council.yaml:1:8: model: must be a string (got integer 4; quote it)",
+			key:  "model",
+		},
+		{
+			name: "scalar for a list",
+			in:   "lenses: security\n",
+			want: `.council.yaml:1:9: lenses: must be a list (got string "security")`,
+			key:  "lenses",
+		},
+		{
+			name: "list for a mapping",
+			in:   "budget: [1]\n",
+			want: ".council.yaml:1:9: budget: must be a mapping (got a list)",
+			key:  "budget",
+		},
+		{
+			name: "infinite number",
+			in:   "budget:\n  max_usd: .inf\n",
+			want: ".council.yaml:2:12: budget.max_usd: must be a finite number (got .inf)",
+			key:  "budget.max_usd",
+		},
+		{
+			name: "provider",
+			in:   "provider: gemini\n",
+			want: `.council.yaml:1:11: provider: "gemini" is not one of anthropic, openai`,
+			key:  "provider",
+		},
+		{
+			name: "severity floor",
+			in:   "comments:\n  severity_floor: minor\n",
+			want: `.council.yaml:2:19: comments.severity_floor: "minor" is not one of critical, high, medium, low, nit`,
+			key:  "comments.severity_floor",
+		},
+		{
+			name: "fail on",
+			in:   "output:\n  fail_on: error\n",
+			want: `.council.yaml:2:12: output.fail_on: "error" is not one of critical, high, medium, low, nit or "" (never fail)`,
+			key:  "output.fail_on",
+		},
+		{
+			name: "format",
+			in:   "output:\n  format: [markdown, html]\n",
+			want: `.council.yaml:2:22: output.format[1]: "html" is not one of markdown, json`,
+			key:  "output.format[1]",
+		},
+		{
+			name: "no format",
+			in:   "output:\n  format: []\n",
+			want: `.council.yaml:2:11: output.format: must list at least one of markdown, json`,
+			key:  "output.format",
+		},
+		{
+			name: "duplicate format",
+			in:   "output:\n  format:\n    - json\n    - json\n",
+			want: `.council.yaml:4:7: output.format[1]: "json" is listed twice`,
+			key:  "output.format[1]",
+		},
+		{
+			name: "concurrency zero",
+			in:   "concurrency: 0\n",
+			want: ".council.yaml:1:14: concurrency: must be between 1 and 64 (got 0)",
+			key:  "concurrency",
+		},
+		{
+			name: "concurrency too high",
+			in:   "concurrency: 65\n",
+			want: ".council.yaml:1:14: concurrency: must be between 1 and 64 (got 65)",
+			key:  "concurrency",
+		},
+		{
+			name: "min confidence",
+			in:   "comments:\n  min_confidence: 2\n",
+			want: ".council.yaml:2:19: comments.min_confidence: must be between 0 and 1 (got 2)",
+			key:  "comments.min_confidence",
+		},
+		{
+			name: "context lines",
+			in:   "context_lines: -1\n",
+			want: ".council.yaml:1:16: context_lines: must be between 0 and 1000 (got -1)",
+			key:  "context_lines",
+		},
+		{
+			name: "bad glob",
+			in:   "paths:\n  exclude:\n    - \"docs/[\"\n",
+			want: `.council.yaml:3:7: paths.exclude[0]: "docs/[" is not a valid glob: syntax error in pattern (segment "[")`,
+			key:  "paths.exclude[0]",
+		},
+		{
+			name: "double star inside a segment",
+			in:   "paths:\n  include: [\"src**\"]\n",
+			want: `.council.yaml:2:13: paths.include[0]: "src**": "**" must be a whole path segment ("a/**/b", not "a**")`,
+			key:  "paths.include[0]",
+		},
+		{
+			name: "no include",
+			in:   "paths:\n  include: []\n",
+			want: `.council.yaml:2:12: paths.include: must list at least one pattern ("**" for every file)`,
+			key:  "paths.include",
+		},
+		{
+			name: "lens name",
+			in:   "lenses: [correctness, Security]\n",
+			want: `.council.yaml:1:23: lenses[1]: "Security" is not a reviewer name: use ` + NameRule,
+			key:  "lenses[1]",
+		},
+		{
+			name: "duplicate lens",
+			in:   "lenses: [security, security]\n",
+			want: `.council.yaml:1:20: lenses[1]: "security" is listed twice`,
+			key:  "lenses[1]",
+		},
+		{
+			name: "reviewer override name",
+			in:   "reviewers:\n  Sec_Lens: { model: o3 }\n",
+			want: `.council.yaml:2:3: reviewers.Sec_Lens: "Sec_Lens" is not a reviewer name: use ` + NameRule,
+			key:  "reviewers.Sec_Lens",
+		},
+		{
+			name: "negative price",
+			in:   "prices:\n  gpt-4.1:\n    input: -2\n",
+			want: `.council.yaml:3:12: prices."gpt-4.1".input: must be >= 0 USD per million tokens (got -2)`,
+			key:  `prices."gpt-4.1".input`,
+		},
+		{
+			name: "persona outside the repository",
+			in:   "personas: [../other/casey.yaml]\n",
+			want: `.council.yaml:1:12: personas[0]: "../other/casey.yaml" points outside the repository`,
+			key:  "personas[0]",
+		},
+		{
+			name: "persona glob",
+			in:   "personas: [\".council/personas/*.yaml\"]\n",
+			want: `.council.yaml:1:12: personas[0]: ".council/personas/*.yaml": list files, not patterns (leave personas out to load every file in .council/personas)`,
+			key:  "personas[0]",
+		},
+		{
+			name: "absolute persona path",
+			in:   "personas: [/etc/passwd]\n",
+			want: `.council.yaml:1:12: personas[0]: "/etc/passwd" must be a slash-separated path relative to the repository root`,
+			key:  "personas[0]",
+		},
+		{
+			name: "base url scheme",
+			in:   "base_url: ftp://example.com\n",
+			want: ".council.yaml:1:11: base_url: must be an http:// or https:// URL",
+			key:  "base_url",
+		},
+		{
+			name: "empty council name",
+			in:   "council_name: \"  \"\n",
+			want: ".council.yaml:1:15: council_name: must not be empty",
+			key:  "council_name",
+		},
+		{
+			name: "top level is not a mapping",
+			in:   "- correctness\n",
+			want: ".council.yaml:1:1: must be a mapping (got a list)",
+		},
+		{
+			name: "syntax error",
+			in:   "lenses: [security\n",
+			want: ".council.yaml:1:9: sequence end token ']' not found",
+		},
+		{
+			name: "duplicate key",
+			in:   "concurrency: 2\nconcurrency: 3\n",
+			want: `.council.yaml:2:1: mapping key "concurrency" already defined at [1:1]`,
+		},
+		{
+			name: "two documents",
+			in:   "concurrency: 2\n---\nconcurrency: 3\n",
+			want: `.council.yaml:2:1: more than one YAML document (a second "---"); expected one`,
+		},
+		{
+			name: "alias",
+			in:   "model: &m claude-opus-4-1\nreviewers:\n  security: { model: *m }\n",
+			want: ".council.yaml:3:22: reviewers.security.model: aliases (*name) are not supported; write the value out",
+			key:  "reviewers.security.model",
+		},
+		{
+			name: "tag",
+			in:   "concurrency: !!int 4\n",
+			want: ".council.yaml:1:14: concurrency: YAML tags other than !!str are not supported",
+			key:  "concurrency",
+		},
+		{
+			name: "tag without a value",
+			in:   "lenses: !00\n",
+			want: ".council.yaml:1:9: lenses: YAML tags other than !!str are not supported",
+			key:  "lenses",
+		},
+		{
+			name: "merge key",
+			in:   "budget:\n  <<: { max_usd: 1 }\n",
+			want: ".council.yaml:2:3: budget: merge keys (<<) are not supported; write the keys out",
+			key:  "budget",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse(".council.yaml", []byte(tt.in))
+			if err == nil {
+				t.Fatalf("Parse(%q) = nil error, want %q", tt.in, tt.want)
+			}
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("Parse(%q) error %T %v is not a *config.Error", tt.in, err, err)
+			}
+			if ce.Error() != tt.want {
+				t.Errorf("Parse(%q) error:\n got %s\nwant %s", tt.in, ce.Error(), tt.want)
+			}
+			if ce.File != ".council.yaml" || ce.Key != tt.key {
+				t.Errorf("Parse(%q) error File, Key = %q, %q; want .council.yaml, %q", tt.in, ce.File, ce.Key, tt.key)
+			}
+		})
+	}
+}
+
+func TestParseReportsEveryBadValue(t *testing.T) {
+	t.Parallel()
+	in := "concurrency: 0\nbudget:\n  max_usd: -1\nprovider: gemini\n"
+	_, err := Parse("repo/.council.yaml", []byte(in))
+	if err == nil {
+		t.Fatal("Parse() = nil error")
+	}
+	want := strings.Join([]string{
+		"repo/.council.yaml:1:14: concurrency: must be between 1 and 64 (got 0)",
+		"repo/.council.yaml:3:12: budget.max_usd: must be >= 0 (got -1); 0 means no limit",
+		`repo/.council.yaml:4:11: provider: "gemini" is not one of anthropic, openai`,
+	}, "\n")
+	if err.Error() != want {
+		t.Errorf("Parse() error:\n got %s\nwant %s", err, want)
+	}
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Key != "concurrency" {
+		t.Errorf("errors.As(*Error) = %v, want the first error (concurrency)", ce)
+	}
+}
+
+func TestParseNeverEchoesCredentials(t *testing.T) {
+	t.Parallel()
+	in := "base_url: https://bot:sk-live-secret@llm.example.com/v1\n"
+	_, err := Parse(".council.yaml", []byte(in))
+	if err == nil {
+		t.Fatal("Parse() = nil error, want a credentials error")
+	}
+	if strings.Contains(err.Error(), "sk-live-secret") {
+		t.Errorf("error leaks the secret: %v", err)
+	}
+	if !strings.Contains(err.Error(), "base_url: must not contain credentials") {
+		t.Errorf("error = %v, want base_url: must not contain credentials", err)
+	}
+}
+
+func TestErrorString(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		err  Error
+		want string
+	}{
+		{Error{File: ".council.yaml", Line: 7, Column: 3, Key: "budget.max_usd", Msg: "must be >= 0 (got -1)"}, ".council.yaml:7:3: budget.max_usd: must be >= 0 (got -1)"},
+		{Error{File: "p.yaml", Key: "title", Msg: "required"}, "p.yaml: title: required"},
+		{Error{File: "p.yaml", Line: 1, Column: 2, Msg: "syntax"}, "p.yaml:1:2: syntax"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestDecodeStringTag(t *testing.T) {
+	t.Parallel()
+	got, err := Parse(".council.yaml", []byte("model: !!str 4\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Model != "4" {
+		t.Errorf("Model = %q, want \"4\"", got.Model)
+	}
+}
+
+func TestMatch(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"**", "main.go", true},
+		{"**", "a/b/c.go", true},
+		{"*.go", "main.go", true},
+		{"*.go", "cmd/main.go", false},
+		{"**/*.go", "main.go", true},
+		{"**/*.go", "cmd/council/main.go", true},
+		{"**/*.pb.go", "api/v1/x.pb.go", true},
+		{"**/*.pb.go", "api/v1/x.go", false},
+		{"docs/generated/**", "docs/generated/a/b.md", true},
+		{"docs/generated/**", "docs/other/b.md", false},
+		{"a/**/b", "a/b", true},
+		{"a/**/b", "a/x/y/b", true},
+		{"a/**/b", "a/x/y/c", false},
+		{"a/**/**/b", "a/x/b", true},
+		{"vendor/*", "vendor/x/y", false},
+		{"docs/[", "docs/[", false},
+	}
+	for _, tt := range tests {
+		if got := Match(tt.pattern, tt.name); got != tt.want {
+			t.Errorf("Match(%q, %q) = %v, want %v", tt.pattern, tt.name, got, tt.want)
+		}
+	}
+	p := Paths{Include: []string{"**"}, Exclude: []string{"docs/generated/**", "**/*.pb.go"}}
+	for name, want := range map[string]bool{"main.go": true, "docs/generated/x.md": false, "api/x.pb.go": false, "docs/x.md": true} {
+		if got := p.Match(name); got != want {
+			t.Errorf("Paths.Match(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestValidName(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{
+		"correctness": true, "casey": true, "nell-2": true, "a": true,
+		"": false, "Casey": false, "-x": false, "a_b": false, "a b": false, "ü": false,
+		strings.Repeat("a", 65): false,
+	} {
+		if got := ValidName(s); got != want {
+			t.Errorf("ValidName(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
