@@ -1,0 +1,507 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/council-dev/council/internal/finding"
+	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
+	"github.com/council-dev/council/internal/provider/openai/openaitest"
+	"github.com/council-dev/council/internal/report"
+)
+
+// demoRepo builds the demo repository (examples/demo/make-repo.sh) in a temp dir: v1 is the
+// base, v2 the head.
+func demoRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	out, err := exec.Command("bash", "../../examples/demo/make-repo.sh", dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("make demo repo: %v\n%s", err, out)
+	}
+	return dir
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// lineOf is the 1-based line of the first line of file at rev that equals text once trimmed.
+func lineOf(t *testing.T, dir, rev, file, text string) int {
+	t.Helper()
+	for i, l := range strings.Split(git(t, dir, "show", rev+":"+file), "\n") {
+		if strings.TrimSpace(l) == text {
+			return i + 1
+		}
+	}
+	t.Fatalf("%q not in %s at %s", text, file, rev)
+	return 0
+}
+
+// Scripted answers of the demo's reviewers: each quotes real lines of the change, with line
+// hints a little off, as models give them.
+func demoAnswer(reviewer string) map[string]any {
+	atoi := map[string]any{
+		"path": "handler.go", "line": 40, "quote": `n, _ := strconv.Atoi(r.URL.Query().Get("n"))`,
+		"severity": "medium", "category": "error-handling", "title": "The quantity's parse error is ignored",
+		"body": "A non-numeric `n` becomes 0 and a negative one is accepted, so `/reserve?n=-5` adds stock.",
+		"suggestion": "\tn, err := strconv.Atoi(r.URL.Query().Get(\"n\"))\n\tif err != nil || n <= 0 {\n\t\thttp.Error(w, \"n must be a positive integer\", http.StatusBadRequest)\n\t\treturn\n\t}",
+		"confidence": 0.9,
+	}
+	switch reviewer {
+	case "Correctness":
+		return map[string]any{
+			"summary": "- `Reserve` checks and updates stock under two separate locks.",
+			"findings": []any{
+				map[string]any{
+					"path": "store.go", "line": 52, "start_line": 50,
+					"quote":    "\ts.mu.Lock()\n\ts.stock[id] = have - n\n\ts.mu.Unlock()",
+					"severity": "high", "category": "concurrency", "title": "Reserve can oversell under concurrency",
+					"body":       "The stock is read by `Get` under one lock and written under another: two concurrent reservations can both see enough stock.",
+					"confidence": 0.95, "fix_prompt": "Hold s.mu for the whole of Store.Reserve.",
+				},
+				atoi,
+				map[string]any{
+					"path": "store.go", "line": 21, "quote": "func NewStore() *Store {",
+					"severity": "low", "category": "other", "title": "NewStore could take initial stock",
+					"body": "Not part of this change's lines.", "confidence": 0.4,
+				},
+			},
+		}
+	case "Security":
+		return map[string]any{
+			"summary": "- `/export` reads any file the process can read.",
+			"findings": []any{map[string]any{
+				"path": "handler.go", "line": 50,
+				"quote":    `data, err := os.ReadFile(filepath.Join(h.ExportDir, r.URL.Query().Get("name")))`,
+				"severity": "critical", "category": "security", "title": "Path traversal in /export",
+				"body":       "`name` is joined to the export directory unchecked: `name=../../etc/passwd` escapes it.",
+				"confidence": 0.97,
+			}},
+		}
+	default: // Maintainability & Tests
+		atoi := atoi
+		atoi["title"] = "Parse errors of n are dropped"
+		atoi["body"] = "The error from `strconv.Atoi` is discarded; a bad `n` is silently 0."
+		return map[string]any{
+			"summary":  "- `Reserve` has no test.",
+			"findings": []any{atoi},
+		}
+	}
+}
+
+func reviewerOf(lastText string) string {
+	for _, r := range []string{"Correctness", "Security", "Maintainability & Tests"} {
+		if strings.Contains(lastText, "as "+r+" now") {
+			return r
+		}
+	}
+	return ""
+}
+
+func anthropicDemo(t *testing.T) *anthropictest.Server {
+	return anthropictest.New(t, anthropictest.WithRespond(func(req anthropictest.Request) anthropictest.Reply {
+		last := req.Messages[len(req.Messages)-1].Content
+		r := reviewerOf(last[len(last)-1].Text)
+		if r == "" { // cache warm-up
+			return anthropictest.ToolReply("submit_review", map[string]any{"findings": []any{}})
+		}
+		return anthropictest.ToolReply("submit_review", demoAnswer(r))
+	}))
+}
+
+type run struct {
+	code     int
+	out, err string
+}
+
+func council(t *testing.T, env map[string]string, args ...string) run {
+	t.Helper()
+	var out, errb bytes.Buffer
+	f := &Factory{Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }, NewClient: newSDKClient}
+	code := Run(context.Background(), f, args)
+	return run{code: code, out: out.String(), err: errb.String()}
+}
+
+func decodeReport(t *testing.T, data []byte) report.Report {
+	t.Helper()
+	sch, err := jsonschema.UnmarshalJSON(bytes.NewReader(report.Schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("schema.json", sch); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := c.Compile("schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, data)
+	}
+	if err := schema.Validate(doc); err != nil {
+		t.Fatalf("output does not match schema.json: %v", err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func findingTitled(t *testing.T, rep report.Report, title string) finding.Finding {
+	t.Helper()
+	for _, f := range rep.Findings {
+		if f.Title == title {
+			return f
+		}
+	}
+	t.Fatalf("no finding titled %q in %d findings", title, len(rep.Findings))
+	return finding.Finding{}
+}
+
+func TestReviewEndToEndAnthropic(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	fake := anthropicDemo(t)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": fake.URL}
+	out := filepath.Join(t.TempDir(), "out")
+
+	r := council(t, env, "review", "--repo", repo, "--base", "v1", "--head", "v2", "--format", "markdown,json", "--out-dir", out)
+	if r.code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.err)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "review.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := decodeReport(t, data)
+
+	// The race: a three-line quote, anchored where it really is although the hint was off.
+	race := findingTitled(t, rep, "Reserve can oversell under concurrency")
+	want := lineOf(t, repo, "v2", "store.go", "s.stock[id] = have - n")
+	if !race.Anchored || race.Status != finding.Reported || race.StartLine != want-1 || race.Line != want+1 || race.Side != finding.Right {
+		t.Errorf("race finding anchored=%v status=%s lines %d-%d side %s; want reported at %d-%d RIGHT",
+			race.Anchored, race.Status, race.StartLine, race.Line, race.Side, want-1, want+1)
+	}
+	// The same issue from two lenses becomes one finding owned by the first, crediting both.
+	atoi := findingTitled(t, rep, "The quantity's parse error is ignored")
+	if got := strings.Join(atoi.Lenses, ","); got != "correctness,maintainability" {
+		t.Errorf("Atoi finding lenses = %s, want correctness,maintainability", got)
+	}
+	if atoi.Line != lineOf(t, repo, "v2", "handler.go", `n, _ := strconv.Atoi(r.URL.Query().Get("n"))`) || atoi.Suggestion == "" {
+		t.Errorf("Atoi finding at line %d with suggestion %q", atoi.Line, atoi.Suggestion)
+	}
+	// A quote outside the diff is kept as an other note, not dropped.
+	note := findingTitled(t, rep, "NewStore could take initial stock")
+	if note.Anchored || note.Status != finding.OtherNote || note.Line != 21 {
+		t.Errorf("unanchorable finding: anchored=%v status=%s line=%d", note.Anchored, note.Status, note.Line)
+	}
+	for _, f := range rep.Findings {
+		if f.ID == "" {
+			t.Errorf("finding %q has no id", f.Title)
+		}
+	}
+	// Coverage: the lock file is skipped with its reason; the Go files are reviewed.
+	if len(rep.Coverage.Skipped) != 1 || rep.Coverage.Skipped[0].Path != "go.sum" || !strings.Contains(rep.Coverage.Skipped[0].Reason, "lock") {
+		t.Errorf("skipped = %+v, want go.sum as a lock file", rep.Coverage.Skipped)
+	}
+	if got := strings.Join(rep.Coverage.Reviewed, ","); got != "handler.go,store.go" {
+		t.Errorf("reviewed = %s", got)
+	}
+	// Caching: one warm-up writes the shared prefix; every reviewer then reads it.
+	if rep.Usage.CacheWarmup.Requests != 1 || rep.Usage.CacheWarmup.CacheWriteTokens == 0 {
+		t.Errorf("cache warm-up usage = %+v, want one request that writes the cache", rep.Usage.CacheWarmup)
+	}
+	for _, rv := range rep.Reviewers {
+		if rv.Usage.CacheReadTokens == 0 || rv.Usage.CacheWriteTokens != 0 || rv.Usage.CostUSD <= 0 {
+			t.Errorf("reviewer %s usage = %+v, want cache reads only, and a cost", rv.Name, rv.Usage)
+		}
+	}
+	if rep.Usage.Requests != 4 || fake.Calls() != 4 {
+		t.Errorf("requests = %d (fake saw %d), want 4: a warm-up and three reviewers", rep.Usage.Requests, fake.Calls())
+	}
+	// Every reviewer's request has the same prefix, byte for byte; only the last block differs.
+	reqs := fake.Requests()
+	for _, q := range reqs[1:] {
+		if q.Messages[0].Content[0].Text != reqs[0].Messages[0].Content[0].Text || q.System[0].Text != reqs[0].System[0].Text {
+			t.Fatal("reviewers' prompt prefixes differ")
+		}
+	}
+
+	md, err := os.ReadFile(filepath.Join(out, "review.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"🔎 Council · Correctness", "> [!NOTE]", "3 potential correctness issues",
+		"🛡️ Council · Security", "1 potential security issue", "Path traversal in /export",
+		"```suggestion", "Other notes (not anchored to a diff line)", "`store.go:21`",
+		"🤖 Council · 2 inline comment(s)", "go.sum",
+	} {
+		if !strings.Contains(string(md), s) {
+			t.Errorf("review.md lacks %q", s)
+		}
+	}
+	if !strings.Contains(r.err, "4 requests") || !strings.Contains(r.err, "cache read") {
+		t.Errorf("stderr lacks the ledger line:\n%s", r.err)
+	}
+}
+
+func TestReviewExitCodes(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	fake := anthropicDemo(t)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": fake.URL}
+	base := []string{"review", "--repo", repo, "--base", "v1", "--head", "v2"}
+
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"findings never fail without --fail-on", nil, ExitOK},
+		{"a critical finding fails --fail-on high", []string{"--fail-on", "high"}, ExitFindings},
+		{"below the threshold passes", []string{"--lenses", "maintainability", "--fail-on", "high"}, ExitOK},
+		{"unknown lens", []string{"--lenses", "style"}, ExitUsage},
+		{"bad --format", []string{"--format", "html"}, ExitUsage},
+		{"bad --fail-on", []string{"--fail-on", "severe"}, ExitUsage},
+		{"several formats need --out-dir", []string{"--format", "markdown,json"}, ExitUsage},
+		{"unknown revision", []string{"--head", "no-such-branch"}, ExitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := council(t, env, append(append([]string{}, base...), tt.args...)...)
+			if r.code != tt.want {
+				t.Errorf("exit %d, want %d; stderr:\n%s", r.code, tt.want, r.err)
+			}
+		})
+	}
+}
+
+func TestReviewWithoutCredentialsStopsBeforeWork(t *testing.T) {
+	t.Parallel()
+	r := council(t, map[string]string{}, "review", "--repo", "/nonexistent")
+	if r.code != ExitUsage {
+		t.Fatalf("exit %d, want %d", r.code, ExitUsage)
+	}
+	for _, s := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "--provider"} {
+		if !strings.Contains(r.err, s) {
+			t.Errorf("message lacks %s:\n%s", s, r.err)
+		}
+	}
+	if strings.Contains(r.err, "nonexistent") {
+		t.Errorf("it looked at the repository before checking credentials:\n%s", r.err)
+	}
+}
+
+func TestReviewBadKeyFailsVisiblyWithoutLeakingIt(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	fake := anthropicDemo(t)
+	const key = "sk-ant-wrong-key-0123456789abcdef"
+	out := filepath.Join(t.TempDir(), "r.json")
+	r := council(t, map[string]string{"ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": fake.URL},
+		"review", "--repo", repo, "--base", "v1", "--head", "v2", "--format", "json", "--out", out)
+	if r.code != ExitIncomplete {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, ExitIncomplete, r.err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := decodeReport(t, data)
+	if len(rep.Failed()) != 3 || !strings.Contains(rep.Reviewers[0].Errors[0], "401") {
+		t.Errorf("reviewers should all fail with the 401: %+v", rep.Reviewers)
+	}
+	if strings.Contains(string(data)+r.err+r.out, key) || strings.Contains(string(data)+r.err, key[10:]) {
+		t.Error("the API key appears in the output")
+	}
+}
+
+func TestReviewPartialFailure(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	fake := anthropictest.New(t, anthropictest.WithRespond(func(req anthropictest.Request) anthropictest.Reply {
+		last := req.Messages[len(req.Messages)-1].Content
+		switch r := reviewerOf(last[len(last)-1].Text); r {
+		case "Security":
+			return anthropictest.TextReply("I think it looks fine, but I will not answer in JSON.")
+		case "":
+			return anthropictest.ToolReply("submit_review", map[string]any{"findings": []any{}})
+		default:
+			return anthropictest.ToolReply("submit_review", demoAnswer(r))
+		}
+	}))
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": fake.URL}
+	args := []string{"review", "--repo", repo, "--base", "v1", "--head", "v2"}
+
+	r := council(t, env, args...)
+	if r.code != ExitIncomplete {
+		t.Errorf("exit %d, want %d without --allow-partial", r.code, ExitIncomplete)
+	}
+	if !strings.Contains(r.out, "Security") || !strings.Contains(r.out, "[!CAUTION]") {
+		t.Errorf("the failed reviewer is not shown:\n%s", r.out)
+	}
+	r = council(t, env, append(args, "--allow-partial")...)
+	if r.code != ExitOK {
+		t.Errorf("exit %d, want 0 with --allow-partial; stderr:\n%s", r.code, r.err)
+	}
+	if !strings.Contains(r.out, "Reserve can oversell") {
+		t.Error("the reviewers that succeeded are missing from the output")
+	}
+}
+
+func TestReviewRetriesRateLimits(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	var limited atomic.Int32
+	fake := anthropictest.New(t)
+	fake.SetRespond(func(req anthropictest.Request) anthropictest.Reply {
+		if limited.Add(1) <= 2 {
+			rep := anthropictest.ErrorReply(429, "")
+			rep.Header = map[string][]string{"Retry-After-Ms": {"20"}}
+			return rep
+		}
+		last := req.Messages[len(req.Messages)-1].Content
+		return anthropictest.ToolReply("submit_review", demoAnswer(reviewerOf(last[len(last)-1].Text)))
+	})
+	r := council(t, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": fake.URL},
+		"review", "--repo", repo, "--base", "v1", "--head", "v2", "--concurrency", "1")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.err)
+	}
+	if fake.Calls() != 6 {
+		t.Errorf("fake saw %d calls, want 6: two 429s, a warm-up and three reviewers", fake.Calls())
+	}
+}
+
+func TestReviewRecordReplayAndDryRun(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	fake := anthropicDemo(t)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": fake.URL}
+	rec := t.TempDir()
+	args := []string{"review", "--repo", repo, "--base", "v1", "--head", "v2", "--format", "json"}
+
+	recorded := council(t, env, append(args, "--record", rec)...)
+	if recorded.code != ExitOK {
+		t.Fatalf("record: exit %d\n%s", recorded.code, recorded.err)
+	}
+	calls := fake.Calls()
+	files, _ := filepath.Glob(filepath.Join(rec, "*.json"))
+	if len(files) != calls {
+		t.Errorf("recorded %d exchanges for %d calls", len(files), calls)
+	}
+
+	// Replay needs no credentials and no network.
+	replayed := council(t, map[string]string{}, append(args, "--replay", rec)...)
+	if replayed.code != ExitOK {
+		t.Fatalf("replay: exit %d\n%s", replayed.code, replayed.err)
+	}
+	if fake.Calls() != calls {
+		t.Errorf("replay called the provider")
+	}
+	a, b := decodeReport(t, []byte(recorded.out)), decodeReport(t, []byte(replayed.out))
+	if len(a.Findings) == 0 || len(a.Findings) != len(b.Findings) || a.Findings[0].ID != b.Findings[0].ID || a.Usage.Requests != b.Usage.Requests {
+		t.Errorf("replay differs from the recording: %d vs %d findings", len(a.Findings), len(b.Findings))
+	}
+
+	// A replay of a different change misses, and says which exchange.
+	missing := council(t, map[string]string{}, "review", "--repo", repo, "--base", "v1", "--head", "v2", "--lenses", "security", "--model", "claude-opus-4-1", "--replay", rec)
+	if missing.code != ExitIncomplete || !strings.Contains(missing.out, "--record") {
+		t.Errorf("replay miss: exit %d, output:\n%s", missing.code, missing.out)
+	}
+
+	// A dry run calls nothing, writes the requests, and estimates cost.
+	dry := t.TempDir()
+	d := council(t, map[string]string{}, append(args, "--dry-run", "--record", dry)...)
+	if d.code != ExitOK {
+		t.Fatalf("dry run: exit %d\n%s", d.code, d.err)
+	}
+	if fake.Calls() != calls {
+		t.Error("dry run called the provider")
+	}
+	drep := decodeReport(t, []byte(d.out))
+	if !drep.DryRun || drep.Estimate == nil || drep.Estimate.Usage.Requests != 3 || drep.Estimate.Usage.CostUSD <= 0 {
+		t.Errorf("dry-run report: dry_run=%v estimate=%+v", drep.DryRun, drep.Estimate)
+	}
+	if reqs, _ := filepath.Glob(filepath.Join(dry, "*.json")); len(reqs) != 3 {
+		t.Errorf("dry run wrote %d requests, want 3", len(reqs))
+	}
+}
+
+func TestReviewOpenAICompatible(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	// A local server without auth (Ollama, vLLM) answering JSON in a fenced text block.
+	fake := openaitest.New(t, openaitest.WithNoAuth(), openaitest.WithRespond(func(req openaitest.Request) openaitest.Reply {
+		r := reviewerOf(req.Messages[len(req.Messages)-1].Text())
+		body, _ := json.Marshal(demoAnswer(r))
+		return openaitest.TextReply("Here is my review:\n```json\n" + string(body) + "\n```")
+	}))
+	r := council(t, map[string]string{"OPENAI_BASE_URL": fake.URL},
+		"review", "--repo", repo, "--base", "v1", "--head", "v2", "--format", "json")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.err)
+	}
+	rep := decodeReport(t, []byte(r.out))
+	if rep.Reviewers[0].Model != "gpt-4.1" {
+		t.Errorf("model = %s, want the OpenAI default", rep.Reviewers[0].Model)
+	}
+	if f := findingTitled(t, rep, "Path traversal in /export"); !f.Anchored {
+		t.Errorf("finding from a text answer not anchored: %+v", f)
+	}
+}
+
+func TestReviewConfigComesFromBase(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	// The base says: only the security lens. The change tries to switch the council to a lens
+	// of its own choosing and to silence it; neither may take effect.
+	if err := os.WriteFile(filepath.Join(repo, ".council.yaml"), []byte("lenses: [security]\ncouncil_name: Base Council\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "add", ".council.yaml")
+	git(t, repo, "commit", "-q", "-m", "config")
+	git(t, repo, "tag", "base2")
+	git(t, repo, "checkout", "-q", "-b", "pr")
+	if err := os.WriteFile(filepath.Join(repo, ".council.yaml"), []byte("lenses: [maintainability]\ncouncil_name: PR Council\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "store.go"), []byte("package inventory\n\n// changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "commit", "-qam", "change config and code")
+
+	fake := anthropicDemo(t)
+	r := council(t, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": fake.URL},
+		"review", "--repo", repo, "--base", "base2", "--head", "pr", "--format", "json")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.err)
+	}
+	rep := decodeReport(t, []byte(r.out))
+	if len(rep.Reviewers) != 1 || rep.Reviewers[0].Name != "security" || rep.Tool.Council != "Base Council" {
+		t.Errorf("reviewers %+v, council %q: the head's config was applied", rep.Reviewers, rep.Tool.Council)
+	}
+}

@@ -1,0 +1,344 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/council-dev/council/internal/config"
+	"github.com/council-dev/council/internal/engine"
+	"github.com/council-dev/council/internal/finding"
+	"github.com/council-dev/council/internal/provider"
+	"github.com/council-dev/council/internal/publish/markdown"
+	"github.com/council-dev/council/internal/report"
+)
+
+// ReviewOptions are the flags of `council review`.
+type ReviewOptions struct {
+	Repo, Base, Head string
+	Provider, Model  string
+	Lenses, Personas []string
+	Formats          []string
+	Out, OutDir      string
+	FailOn           string
+	Concurrency      int
+	AllowPartial     bool
+	ConfigPath       string
+	RecordDir        string
+	ReplayDir        string
+	DryRun           bool
+	MaxUSD           float64
+
+	formatSet bool // --format was given (else the config's output.format applies)
+	failOnSet bool
+}
+
+// Formats council review writes, and the file name each gets under --out-dir.
+var formatFiles = map[string]string{"markdown": "review.md", "json": "review.json"}
+
+var providers = []string{"anthropic", "openai"}
+
+// NewCmdReview declares `council review`. runF replaces the behaviour in flag-parsing tests.
+func NewCmdReview(f *Factory, runF func(context.Context, *ReviewOptions) error) *cobra.Command {
+	opts := &ReviewOptions{}
+	cmd := &cobra.Command{
+		Use:   "review",
+		Short: "Review a git range with the council",
+		Long: `Review the change from --base to --head in a local repository with every configured
+reviewer in parallel, anchor each finding to the diff, merge duplicates, and print the result.
+
+The model provider comes from --provider, else .council.yaml, else whichever of
+ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL or OPENAI_API_KEY / OPENAI_BASE_URL is set.
+Configuration and reviewer documents are read from the base revision, never from the change.`,
+		Example: `  # in a checkout: HEAD against its merge-base with the default branch
+  council review
+
+  # another repository and range, as JSON
+  council review --repo ../svc --base v1.2.0 --head feature --format json --out review.json
+
+  # OpenAI (or Ollama, vLLM, llama.cpp through OPENAI_BASE_URL), two lenses
+  council review --provider openai --model gpt-4.1 --lenses correctness,security
+
+  # see what would be sent and what it would cost, without calling a model
+  council review --dry-run
+
+  # replay a recorded review offline
+  council review --repo examples/demo --base v1 --head v2 --replay examples/demo-recording`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.formatSet = cmd.Flags().Changed("format")
+			opts.failOnSet = cmd.Flags().Changed("fail-on")
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return reviewRun(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Repo, "repo", ".", "repository `DIR` to review")
+	fl.StringVar(&opts.Base, "base", "", "base `REV` (default: merge-base of HEAD with origin/HEAD, else main or master)")
+	fl.StringVar(&opts.Head, "head", "HEAD", "head `REV`")
+	fl.StringVar(&opts.Provider, "provider", "", "model provider: "+strings.Join(providers, "|"))
+	fl.StringVar(&opts.Model, "model", "", "model name (default: config, else claude-sonnet-4-5 or gpt-4.1)")
+	fl.StringSliceVar(&opts.Lenses, "lenses", nil, "lenses to run, comma-separated (default: correctness,security,maintainability)")
+	fl.StringSliceVar(&opts.Personas, "personas", nil, "persona `FILE`s to add, comma-separated")
+	fl.StringSliceVar(&opts.Formats, "format", []string{"markdown"}, "output formats: markdown|json; several need --out-dir")
+	fl.StringVar(&opts.Out, "out", "", "write the output to `FILE` instead of stdout")
+	fl.StringVar(&opts.OutDir, "out-dir", "", "write each format to `DIR`/review.<ext>")
+	fl.StringVar(&opts.FailOn, "fail-on", "", "exit 1 when a finding at or above this severity is found: "+severityList())
+	fl.IntVar(&opts.Concurrency, "concurrency", 0, "model requests in flight at once (default: config, else 4)")
+	fl.BoolVar(&opts.AllowPartial, "allow-partial", false, "exit 0 when some reviewers failed but at least one succeeded")
+	fl.StringVar(&opts.ConfigPath, "config", "", "config `FILE` to use instead of the base revision's .council.yaml")
+	fl.StringVar(&opts.RecordDir, "record", "", "save every model exchange under `DIR`")
+	fl.StringVar(&opts.ReplayDir, "replay", "", "answer every model request from recordings in `DIR`, offline")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "stop before calling a model: print the plan and estimates (requests go to --record DIR)")
+	fl.Float64Var(&opts.MaxUSD, "max-usd", 0, "stop sending requests before the run would cost more than this")
+	return cmd
+}
+
+func severityList() string {
+	names := make([]string, len(finding.Severities))
+	for i, s := range finding.Severities {
+		names[i] = string(s)
+	}
+	return strings.Join(names, "|")
+}
+
+func (o *ReviewOptions) validate() error {
+	if o.Provider != "" && !slices.Contains(providers, o.Provider) {
+		return usagef("--provider %q: must be one of %s", o.Provider, strings.Join(providers, ", "))
+	}
+	for _, fm := range o.Formats {
+		if _, ok := formatFiles[fm]; !ok {
+			return usagef("--format %q: must be one of markdown, json", fm)
+		}
+	}
+	if o.FailOn != "" {
+		if _, err := finding.ParseSeverity(o.FailOn); err != nil {
+			return usagef("--fail-on: %v", err)
+		}
+	}
+	if o.Concurrency < 0 || o.Concurrency > 64 {
+		return usagef("--concurrency %d: must be between 1 and 64", o.Concurrency)
+	}
+	if o.Out != "" && o.OutDir != "" {
+		return usagef("--out and --out-dir cannot be used together")
+	}
+	if len(o.Formats) > 1 && o.OutDir == "" {
+		return usagef("--format %s writes several files: add --out-dir DIR", strings.Join(o.Formats, ","))
+	}
+	if o.RecordDir != "" && o.ReplayDir != "" {
+		return usagef("--record and --replay cannot be used together")
+	}
+	if o.DryRun && o.ReplayDir != "" {
+		return usagef("--dry-run and --replay cannot be used together")
+	}
+	if o.MaxUSD < 0 {
+		return usagef("--max-usd must be >= 0")
+	}
+	return nil
+}
+
+// credentialsHelp names every way to give council a model.
+const credentialsHelp = `no model provider is configured: set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) for Anthropic,
+or OPENAI_API_KEY (or OPENAI_BASE_URL for Ollama, vLLM, llama.cpp) for OpenAI-compatible servers,
+and choose with --provider anthropic|openai; or use --dry-run or --replay DIR to run without one`
+
+func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
+	offline := o.DryRun || o.ReplayDir != ""
+	// Fail before doing any work when no provider could possibly be reached.
+	if !offline && o.Provider == "" && !anyCredentials(f.Getenv) {
+		return usagef("%s", credentialsHelp)
+	}
+	if o.Provider != "" && !offline {
+		if s := settings(f.Getenv, o.Provider); s.APIKey == "" && s.BaseURL == "" {
+			return usagef("%s", credentialsHelp)
+		}
+	}
+
+	sess, err := engine.Open(ctx, engine.Options{
+		Repo: o.Repo, Base: o.Base, Head: o.Head, ConfigPath: o.ConfigPath,
+		Provider: o.Provider, DefaultProvider: envProvider(f.Getenv), Model: o.Model,
+		Lenses: o.Lenses, PersonaFiles: o.Personas, Concurrency: o.Concurrency, MaxUSD: o.MaxUSD,
+		Version: Version,
+	})
+	if err != nil {
+		return err
+	}
+	cfg := sess.Config
+	if !o.formatSet && len(cfg.Output.Format) > 0 {
+		o.Formats = cfg.Output.Format
+		if len(o.Formats) > 1 && o.OutDir == "" {
+			return usagef(".council.yaml output.format lists %s: add --out-dir DIR, or choose one with --format", strings.Join(o.Formats, ","))
+		}
+	}
+	if !o.failOnSet && cfg.Output.FailOn != "" {
+		o.FailOn = string(cfg.Output.FailOn)
+	}
+	prices := provider.DefaultPrices().Merge(configPrices(cfg.Prices))
+
+	if o.DryRun {
+		rep, reqs := sess.DryRun(ctx, prices)
+		if o.RecordDir != "" {
+			for _, rr := range reqs {
+				for _, req := range rr {
+					if _, err := provider.SaveRequest(cfg.Provider, o.RecordDir, req); err != nil {
+						return fmt.Errorf("save dry-run request: %w", err)
+					}
+				}
+			}
+		}
+		if err := writeOutputs(f, o, rep, cfg.CouncilName); err != nil {
+			return err
+		}
+		fmt.Fprintf(f.Err, "council: dry run: %d requests planned, about %s\n", rep.Estimate.Usage.Requests, markdown.Ledger(report.Usage{Usage: rep.Estimate.Usage}))
+		return nil
+	}
+
+	var client provider.Client
+	if o.ReplayDir != "" {
+		client = provider.Replay(cfg.Provider, o.ReplayDir)
+	} else {
+		s := settings(f.Getenv, cfg.Provider)
+		if cfg.BaseURL != "" {
+			s.BaseURL = cfg.BaseURL
+		}
+		if s.APIKey == "" && s.BaseURL == "" {
+			return usagef("%s", credentialsHelp)
+		}
+		c, err := f.NewClient(cfg.Provider, s)
+		if err != nil {
+			return usagef("set up %s provider: %v", cfg.Provider, err)
+		}
+		client = provider.WithRetry(c, provider.RetryOptions{})
+		if o.RecordDir != "" {
+			client = provider.Record(client, cfg.Provider, o.RecordDir)
+		}
+	}
+
+	fmt.Fprintf(f.Err, "council: reviewing %d files of %s..%s with %d reviewers on %s\n",
+		len(sess.Change.Files), sess.Change.Base, sess.Change.Head, len(sess.Reviewers), cfg.Model)
+	rep := sess.Run(ctx, client, prices)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err := writeOutputs(f, o, rep, cfg.CouncilName); err != nil {
+		return err
+	}
+	fmt.Fprintf(f.Err, "council: %s\n", markdown.Ledger(rep.Usage))
+	return outcome(rep, o)
+}
+
+// outcome turns a finished review into the command's result: failed reviewers first, then
+// --fail-on.
+func outcome(rep report.Report, o *ReviewOptions) error {
+	failed, succeeded := 0, 0
+	for _, r := range rep.Reviewers {
+		if len(r.Errors) > 0 {
+			failed++
+		}
+		if r.Succeeded {
+			succeeded++
+		}
+	}
+	if failed > 0 && !(o.AllowPartial && succeeded > 0) {
+		return &exitError{code: ExitIncomplete, msg: fmt.Sprintf("%d of %d reviewers failed (see the review's warnings); --allow-partial accepts a partial review", failed, len(rep.Reviewers))}
+	}
+	if o.FailOn != "" {
+		floor, _ := finding.ParseSeverity(o.FailOn)
+		if max := rep.MaxSeverity(); max != "" && max.Rank() >= floor.Rank() {
+			return &exitError{code: ExitFindings, msg: fmt.Sprintf("found a %s finding (--fail-on %s)", max, o.FailOn)}
+		}
+	}
+	return nil
+}
+
+// writeOutputs renders the report in every requested format, to stdout, --out or --out-dir.
+func writeOutputs(f *Factory, o *ReviewOptions, rep report.Report, council string) error {
+	for _, fm := range o.Formats {
+		var buf bytes.Buffer
+		var err error
+		switch fm {
+		case "json":
+			err = report.WriteJSON(&buf, rep)
+		default:
+			err = markdown.Render(&buf, rep, markdown.Options{Council: council})
+		}
+		if err != nil {
+			return fmt.Errorf("render %s: %w", fm, err)
+		}
+		switch {
+		case o.OutDir != "":
+			if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+				return fmt.Errorf("write output: %w", err)
+			}
+			if err := writeFile(filepath.Join(o.OutDir, formatFiles[fm]), buf.Bytes()); err != nil {
+				return err
+			}
+		case o.Out != "":
+			if err := writeFile(o.Out, buf.Bytes()); err != nil {
+				return err
+			}
+		default:
+			if _, err := f.Out.Write(buf.Bytes()); err != nil {
+				return fmt.Errorf("write output: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+func writeFile(name string, data []byte) error {
+	if dir := filepath.Dir(name); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+	}
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}
+
+func configPrices(in map[string]config.Price) provider.Prices {
+	out := provider.Prices{}
+	for model, p := range in {
+		out[model] = provider.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
+	}
+	return out
+}
+
+func anyCredentials(getenv func(string) string) bool {
+	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL"} {
+		if getenv(k) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// envProvider is the provider used when neither --provider nor the config names one: whichever
+// has credentials in the environment, Anthropic first.
+func envProvider(getenv func(string) string) string {
+	if getenv("ANTHROPIC_API_KEY") == "" && getenv("ANTHROPIC_BASE_URL") == "" &&
+		(getenv("OPENAI_API_KEY") != "" || getenv("OPENAI_BASE_URL") != "") {
+		return "openai"
+	}
+	return "anthropic"
+}
+
+func settings(getenv func(string) string, name string) ProviderSettings {
+	if name == "openai" {
+		return ProviderSettings{APIKey: getenv("OPENAI_API_KEY"), BaseURL: getenv("OPENAI_BASE_URL")}
+	}
+	return ProviderSettings{APIKey: getenv("ANTHROPIC_API_KEY"), BaseURL: getenv("ANTHROPIC_BASE_URL")}
+}

@@ -1,0 +1,465 @@
+// Package engine runs the review pipeline on one change: source -> plan -> reviewers -> anchor ->
+// consolidate -> report. It wires the stages together and owns their effects (git, the model
+// client, the clock); the stages themselves stay pure. It must never import a provider SDK: the
+// caller hands it a function that makes the client.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/council-dev/council/internal/anchor"
+	"github.com/council-dev/council/internal/config"
+	"github.com/council-dev/council/internal/consolidate"
+	"github.com/council-dev/council/internal/diff"
+	"github.com/council-dev/council/internal/finding"
+	"github.com/council-dev/council/internal/ledger"
+	"github.com/council-dev/council/internal/plan"
+	"github.com/council-dev/council/internal/provider"
+	"github.com/council-dev/council/internal/report"
+	"github.com/council-dev/council/internal/review"
+	"github.com/council-dev/council/internal/source"
+)
+
+// ConfigFile is the repository's config, read from the base revision.
+const ConfigFile = ".council.yaml"
+
+// PersonaDir and LensDir hold the repository's reviewer documents, read from the base revision.
+const (
+	PersonaDir = ".council/personas"
+	LensDir    = ".council/lenses"
+)
+
+// Options say what to review and how. Zero values mean "from config, else the default".
+type Options struct {
+	Repo       string
+	Base, Head string
+	ConfigPath string // a local file that replaces the base revision's .council.yaml
+
+	// Overrides from the command line, applied over the config.
+	Provider        string
+	DefaultProvider string // when neither the flag nor the config names one
+	Model           string
+	Lenses          []string
+	PersonaFiles    []string // local files, added to the repository's personas
+	Concurrency     int
+	MaxUSD          float64
+
+	Version string
+	Now     func() time.Time // time.Now when nil
+}
+
+// Session is a change loaded with its config and reviewers, ready to plan and run.
+type Session struct {
+	Change    source.Change
+	Config    config.Config
+	Reviewers []review.Reviewer
+	Skipped   []plan.Skip // personas or lenses that could not run are errors, not skips
+
+	git    *source.Git
+	opts   Options
+	stages *ledger.Stages
+	heads  sync.Map // path -> []string, file content at head
+}
+
+// Open loads the change and the config that applies to it (from the base revision).
+func Open(ctx context.Context, o Options) (*Session, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &Session{opts: o, stages: ledger.NewStages(o.Now)}
+	stop := s.stages.Start("source")
+	defer stop()
+
+	repo := o.Repo
+	if repo == "" {
+		repo = "."
+	}
+	g, err := source.OpenGit(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	s.git = g
+	base := o.Base
+	if base == "" {
+		if base, err = g.DefaultBase(ctx); err != nil {
+			return nil, err
+		}
+	}
+	head := o.Head
+	if head == "" {
+		head = "HEAD"
+	}
+	if s.Change, err = g.Load(ctx, base, head); err != nil {
+		return nil, err
+	}
+	if s.Config, err = s.loadConfig(ctx); err != nil {
+		return nil, err
+	}
+	s.applyOverrides()
+	if s.Reviewers, err = s.loadReviewers(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// loadConfig reads .council.yaml from the base revision: the change under review must not be
+// able to rewrite its own reviewer's configuration.
+func (s *Session) loadConfig(ctx context.Context) (config.Config, error) {
+	if s.opts.ConfigPath != "" {
+		data, err := os.ReadFile(s.opts.ConfigPath)
+		if err != nil {
+			return config.Config{}, fmt.Errorf("read config: %w", err)
+		}
+		return config.Parse(s.opts.ConfigPath, data)
+	}
+	data, err := s.git.ReadFile(ctx, s.Change.BaseSHA, ConfigFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return config.Default(), nil
+	}
+	if err != nil {
+		return config.Config{}, fmt.Errorf("read %s at base: %w", ConfigFile, err)
+	}
+	return config.Parse(ConfigFile+"@"+short(s.Change.BaseSHA), data)
+}
+
+func (s *Session) applyOverrides() {
+	o := s.opts
+	c := &s.Config
+	if c.Provider == "" {
+		c.Provider = o.DefaultProvider
+	}
+	if c.Provider == "" {
+		c.Provider = "anthropic"
+	}
+	if o.Provider != "" && o.Provider != c.Provider {
+		c.Provider = o.Provider
+		if o.Model == "" {
+			c.Model = "" // the config's model belongs to the config's provider
+		}
+	}
+	if o.Model != "" {
+		c.Model = o.Model
+	}
+	if c.Model == "" {
+		c.Model = config.DefaultModel(c.Provider)
+	}
+	if len(o.Lenses) > 0 {
+		c.Lenses = o.Lenses
+	}
+	if o.Concurrency > 0 {
+		c.Concurrency = o.Concurrency
+	}
+	if o.MaxUSD > 0 {
+		c.Budget.MaxUSD = o.MaxUSD
+	}
+}
+
+// loadReviewers selects the lenses (built in, or overridden by .council/lenses at base) and the
+// personas (.council/personas at base, or as the config lists them, plus --personas files).
+func (s *Session) loadReviewers(ctx context.Context) ([]review.Reviewer, error) {
+	lenses := review.Builtin()
+	overrides, err := s.readDocs(ctx, LensDir, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range overrides {
+		replaced := false
+		for i := range lenses {
+			if lenses[i].Name == o.Name {
+				lenses[i], replaced = o, true
+			}
+		}
+		if !replaced {
+			lenses = append(lenses, o)
+		}
+	}
+	names := s.Config.Lenses
+	if len(names) == 0 {
+		names = []string{"correctness", "security", "maintainability"}
+	}
+	selected, err := review.Lookup(lenses, names)
+	if err != nil {
+		return nil, fmt.Errorf("select lenses: %w", err)
+	}
+
+	personas, err := s.readDocs(ctx, PersonaDir, s.Config.Personas)
+	if err != nil {
+		return nil, err
+	}
+	local := map[string][]byte{}
+	for _, p := range s.opts.PersonaFiles {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("read persona: %w", err)
+		}
+		local[p] = data
+	}
+	if len(local) > 0 {
+		more, err := review.LoadDir(local)
+		if err != nil {
+			return nil, err
+		}
+		personas = append(personas, more...)
+	}
+	all := append(selected, personas...)
+	seen := map[string]string{}
+	for _, r := range all {
+		if prev, ok := seen[r.Name]; ok {
+			return nil, fmt.Errorf("reviewer %q is defined twice (%s and %s): rename one", r.Name, prev, r.Source)
+		}
+		seen[r.Name] = r.Source
+	}
+	return all, nil
+}
+
+// readDocs reads reviewer documents at the base revision: the listed files, or every .yaml,
+// .yml and .md file under dir when none are listed.
+func (s *Session) readDocs(ctx context.Context, dir string, listed []string) ([]review.Reviewer, error) {
+	files := listed
+	if len(files) == 0 {
+		all, err := s.git.ListFiles(ctx, s.Change.BaseSHA, dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range all {
+			switch path.Ext(f) {
+			case ".yaml", ".yml", ".md":
+				files = append(files, f)
+			}
+		}
+	}
+	if len(files) == 0 {
+		return nil, nil
+	}
+	docs := map[string][]byte{}
+	for _, f := range files {
+		data, err := s.git.ReadFile(ctx, s.Change.BaseSHA, f)
+		if err != nil {
+			return nil, fmt.Errorf("read reviewer document %s at base %s: %w", f, short(s.Change.BaseSHA), err)
+		}
+		docs[f] = data
+	}
+	return review.LoadDir(docs)
+}
+
+// ModelFor is the model a reviewer runs on: its document's, then the config's per-reviewer
+// override, then the run's.
+func (s *Session) ModelFor(r review.Reviewer) string {
+	if o, ok := s.Config.Reviewers[r.Name]; ok && o.Model != "" {
+		return o.Model
+	}
+	if r.Model != "" {
+		return r.Model
+	}
+	return s.Config.Model
+}
+
+// Plan decides what is reviewed, in which units.
+func (s *Session) Plan(ctx context.Context) (plan.Plan, review.Input) {
+	stop := s.stages.Start("plan")
+	defer stop()
+	head := func(p string) []string { return s.headLines(ctx, p) }
+	p := plan.Make(s.Change.Files, plan.Options{
+		BudgetTokens: s.Config.Budget.TokensPerRequest,
+		Include:      s.Config.Paths.Include,
+		Exclude:      s.Config.Paths.Exclude,
+		Head:         head,
+		ExtraContext: s.Config.ContextLines,
+	})
+	in := review.Input{
+		// The name, not the path: a prompt must not depend on where the checkout lives, or
+		// neither the provider's cache nor --replay would recognise it elsewhere.
+		Repo: filepath.Base(s.Change.Repo), Base: s.Change.Base, Head: s.Change.Head,
+		BaseSHA: s.Change.BaseSHA, HeadSHA: s.Change.HeadSHA,
+		Title: s.Change.Title, Body: s.Change.Body,
+	}
+	for _, sk := range p.Skipped {
+		in.Skipped = append(in.Skipped, sk.Path+" ("+sk.Reason+")")
+	}
+	for _, u := range p.Units {
+		ru := review.Unit{Diff: diff.RenderAll(u.Files, head, s.Config.ContextLines)}
+		for _, f := range u.Files {
+			ru.Files = append(ru.Files, f.Path())
+		}
+		in.Units = append(in.Units, ru)
+	}
+	return p, in
+}
+
+// headLines returns a file's lines at head, read once; nil when unreadable (deleted, binary,
+// too large), in which case the renderer shows only the hunks.
+func (s *Session) headLines(ctx context.Context, p string) []string {
+	if v, ok := s.heads.Load(p); ok {
+		return v.([]string)
+	}
+	data, err := s.git.ReadFile(ctx, s.Change.HeadSHA, p)
+	var lines []string
+	if err == nil && !isBinary(data) {
+		lines = diff.SplitLines(data)
+	}
+	s.heads.Store(p, lines)
+	return lines
+}
+
+func isBinary(b []byte) bool {
+	n := len(b)
+	if n > 8000 {
+		n = 8000
+	}
+	for _, c := range b[:n] {
+		if c == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Requests are the requests a run would send, per reviewer and unit, for --dry-run.
+func (s *Session) Requests(in review.Input) [][]provider.Request {
+	out := make([][]provider.Request, len(s.Reviewers))
+	for i, r := range s.Reviewers {
+		for u := range in.Units {
+			out[i] = append(out[i], review.Request(in, u, r, s.ModelFor(r), s.Config.Budget.MaxOutputTokens))
+		}
+	}
+	return out
+}
+
+// Run reviews the planned change with the client and builds the report.
+func (s *Session) Run(ctx context.Context, client review.Completer, prices provider.Prices) report.Report {
+	p, in := s.Plan(ctx)
+	guard := ledger.NewGuard(client, ledger.Budget{MaxUSD: s.Config.Budget.MaxUSD, MaxTokens: s.Config.Budget.MaxTokens}, prices)
+
+	stop := s.stages.Start("review")
+	results, warm := review.Run(ctx, guard, in, s.Reviewers, review.Options{
+		Model:           s.ModelFor,
+		MaxOutputTokens: s.Config.Budget.MaxOutputTokens,
+		Concurrency:     s.Config.Concurrency,
+		Cost: func(model string, u provider.Usage) float64 {
+			c, _ := prices.Cost(model, u)
+			return c
+		},
+		WarmCache: true,
+		Clock:     s.opts.Now,
+	})
+	stop()
+
+	var raw []finding.Finding
+	for _, r := range results {
+		raw = append(raw, r.Findings...)
+	}
+	stop = s.stages.Start("anchor")
+	anchored, _ := anchor.Anchor(s.Change.Files, raw)
+	stop()
+	stop = s.stages.Start("consolidate")
+	final, _ := consolidate.Consolidate(anchored, consolidate.Options{
+		MaxPerReviewer: s.Config.Comments.MaxPerReviewer,
+		SeverityFloor:  s.Config.Comments.SeverityFloor,
+		MinConfidence:  s.Config.Comments.MinConfidence,
+	})
+	stop()
+
+	rep := s.baseReport(p)
+	rep.Findings = final
+	total := warm
+	for _, r := range results {
+		raised := len(r.Findings)
+		rep.Reviewers = append(rep.Reviewers, reviewerEntry(r.Reviewer, r.Model, report.Reviewer{
+			Summary: r.Summary, Errors: r.Errors, Warnings: r.Warnings, Units: r.Units, Raised: raised,
+			Usage: r.Usage, WallSecs: r.Wall.Seconds(), Succeeded: r.Succeeded,
+		}))
+		total = total.Add(r.Usage)
+		if !r.Succeeded {
+			rep.Degraded = append(rep.Degraded, fmt.Sprintf("reviewer %s failed: its findings are missing from this review", r.Reviewer.Title))
+		} else if len(r.Errors) > 0 {
+			rep.Degraded = append(rep.Degraded, fmt.Sprintf("reviewer %s failed on part of the change: %d of %d units missing", r.Reviewer.Title, len(r.Errors), r.Units))
+		}
+	}
+	rep.Usage = s.usage(total)
+	rep.Usage.CacheWarmup = warm
+	return rep
+}
+
+// DryRun builds the report of a run that stops before the model: the plan, and what each
+// request would cost. The requests themselves are returned for --record.
+func (s *Session) DryRun(ctx context.Context, prices provider.Prices) (report.Report, [][]provider.Request) {
+	p, in := s.Plan(ctx)
+	reqs := s.Requests(in)
+	rep := s.baseReport(p)
+	rep.DryRun = true
+	est := report.Estimate{OutputTokensPerRequest: estimatedOutputTokens}
+	for i, r := range s.Reviewers {
+		model := s.ModelFor(r)
+		var u provider.Usage
+		for _, req := range reqs[i] {
+			u.Requests++
+			u.InputTokens += int64(provider.EstimateTokens(req))
+			u.OutputTokens += estimatedOutputTokens
+		}
+		u.CostUSD, _ = prices.Cost(model, u)
+		rep.Reviewers = append(rep.Reviewers, reviewerEntry(r, model, report.Reviewer{Units: len(in.Units), Usage: u}))
+		est.Usage = est.Usage.Add(u)
+	}
+	rep.Estimate = &est
+	rep.Usage = s.usage(provider.Usage{})
+	return rep, reqs
+}
+
+// estimatedOutputTokens is what a dry run assumes each review answers with.
+const estimatedOutputTokens = 1500
+
+func reviewerEntry(r review.Reviewer, model string, e report.Reviewer) report.Reviewer {
+	e.Name, e.Title, e.Emoji, e.Kind, e.Alert = r.Name, r.Title, r.Emoji, string(r.Kind), r.Alert
+	e.Focus, e.Noun, e.Model = r.Focus, r.Noun, model
+	return e
+}
+
+func (s *Session) baseReport(p plan.Plan) report.Report {
+	c := s.Change
+	rep := report.Report{
+		SchemaVersion: report.SchemaVersion,
+		Tool:          report.Tool{Name: "council", Version: s.opts.Version, Council: s.Config.CouncilName},
+		Change: report.Change{
+			Repo: c.Repo, Base: c.Base, Head: c.Head, BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Title: c.Title,
+		},
+		Coverage: report.Coverage{Reviewed: p.Reviewed},
+	}
+	for _, f := range c.Files {
+		cf := report.ChangeFile{Path: f.Path(), Status: string(f.Status), Binary: f.Binary, Added: f.Added, Deleted: f.Deleted}
+		if f.Status == diff.Renamed || f.Status == diff.Copied {
+			cf.OldPath = f.OldPath
+		}
+		rep.Change.Files = append(rep.Change.Files, cf)
+	}
+	for _, sk := range p.Skipped {
+		rep.Coverage.Skipped = append(rep.Coverage.Skipped, report.Skipped{Path: sk.Path, Reason: sk.Reason})
+	}
+	for _, u := range p.Units {
+		ru := report.Unit{EstimatedTokens: u.Tokens}
+		for _, f := range u.Files {
+			ru.Files = append(ru.Files, f.Path())
+		}
+		rep.Coverage.Units = append(rep.Coverage.Units, ru)
+	}
+	return rep
+}
+
+func (s *Session) usage(total provider.Usage) report.Usage {
+	stages, wall := s.stages.Seconds()
+	return report.Usage{Usage: total, WallSeconds: wall, Stages: stages}
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

@@ -1,0 +1,128 @@
+// Package ledger keeps the accounts of a run: wall time per pipeline stage, and a spending
+// guard that refuses a model request before it would push the run over its budget. It never
+// calls a model itself and reads the clock only through the function it is given.
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/council-dev/council/internal/provider"
+)
+
+// Stages times the pipeline's stages.
+type Stages struct {
+	now   func() time.Time
+	start time.Time
+	mu    sync.Mutex
+	spent map[string]time.Duration
+}
+
+// NewStages starts the clock; now is time.Now outside tests.
+func NewStages(now func() time.Time) *Stages {
+	return &Stages{now: now, start: now(), spent: map[string]time.Duration{}}
+}
+
+// Start times one stage; call the returned function when it ends. A stage timed twice adds up.
+func (s *Stages) Start(name string) (stop func()) {
+	t := s.now()
+	return func() {
+		d := s.now().Sub(t)
+		s.mu.Lock()
+		s.spent[name] += d
+		s.mu.Unlock()
+	}
+}
+
+// Seconds returns wall seconds per stage and in all since NewStages.
+func (s *Stages) Seconds() (map[string]float64, float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]float64, len(s.spent))
+	for k, v := range s.spent {
+		out[k] = v.Seconds()
+	}
+	return out, s.now().Sub(s.start).Seconds()
+}
+
+// BudgetError is a request refused because it would exceed the run's budget.
+type BudgetError struct {
+	Limit string // "max_usd" or "max_tokens"
+	Spent float64
+	Need  float64
+	Max   float64
+}
+
+func (e *BudgetError) Error() string {
+	if e.Limit == "max_usd" {
+		return fmt.Sprintf("budget: request not sent: $%.4f spent + about $%.4f for this request would exceed budget.max_usd $%.2f (raise it in .council.yaml or with --max-usd)", e.Spent, e.Need, e.Max)
+	}
+	return fmt.Sprintf("budget: request not sent: %.0f tokens used + about %.0f for this request would exceed budget.max_tokens %.0f (raise it in .council.yaml)", e.Spent, e.Need, e.Max)
+}
+
+// Budget limits what a run may spend; zero means no limit.
+type Budget struct {
+	MaxUSD    float64
+	MaxTokens int64
+}
+
+// Completer sends one request to a model.
+type Completer interface {
+	Complete(ctx context.Context, req provider.Request) (provider.Response, error)
+}
+
+// Guard wraps a client so that a request whose estimated prompt would take the run past its
+// budget is refused before it is sent. The estimate counts the prompt at the full input price
+// (no cache discount), so the guard errs on the side of stopping early. The answer's real cost,
+// priced with the same table, is what is added to the spend.
+type Guard struct {
+	next   Completer
+	budget Budget
+	prices provider.Prices
+	mu     sync.Mutex
+	usd    float64
+	tokens int64
+}
+
+// NewGuard returns a guard over next.
+func NewGuard(next Completer, b Budget, prices provider.Prices) *Guard {
+	return &Guard{next: next, budget: b, prices: prices}
+}
+
+// Complete sends req unless it would exceed the budget.
+func (g *Guard) Complete(ctx context.Context, req provider.Request) (provider.Response, error) {
+	est := int64(provider.EstimateTokens(req))
+	price, _ := g.prices.Lookup(req.Model)
+	estUSD := float64(est) * price.Input / 1e6
+	g.mu.Lock()
+	if g.budget.MaxUSD > 0 && g.usd+estUSD > g.budget.MaxUSD {
+		err := &BudgetError{Limit: "max_usd", Spent: g.usd, Need: estUSD, Max: g.budget.MaxUSD}
+		g.mu.Unlock()
+		return provider.Response{}, err
+	}
+	if g.budget.MaxTokens > 0 && g.tokens+est > g.budget.MaxTokens {
+		err := &BudgetError{Limit: "max_tokens", Spent: float64(g.tokens), Need: float64(est), Max: float64(g.budget.MaxTokens)}
+		g.mu.Unlock()
+		return provider.Response{}, err
+	}
+	// Reserve the estimate so concurrent requests cannot all pass the same check.
+	g.usd += estUSD
+	g.tokens += est
+	g.mu.Unlock()
+
+	resp, err := g.next.Complete(ctx, req)
+
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.usd -= estUSD
+	g.tokens -= est
+	if err == nil {
+		u := resp.Usage
+		cost, _ := g.prices.Cost(req.Model, u)
+		g.usd += cost
+		g.tokens += u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
+	}
+	return resp, err
+}

@@ -1,0 +1,173 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/council-dev/council/internal/finding"
+	"github.com/council-dev/council/internal/provider"
+)
+
+// Completer sends one request to a model.
+type Completer interface {
+	Complete(ctx context.Context, req provider.Request) (provider.Response, error)
+}
+
+// Options tune a run of reviewers.
+type Options struct {
+	Model           func(Reviewer) string // the model a reviewer uses
+	MaxOutputTokens int
+	Concurrency     int                                          // requests in flight at once; <1 means 1
+	Cost            func(model string, u provider.Usage) float64 // may be nil
+	// WarmCache sends a one-token request per unit before the reviewers, when several of them
+	// share a model and the prefix is long enough for providers to cache it.
+	WarmCache bool
+	Clock     func() time.Time // time.Now when nil
+}
+
+// MinCachedPrefixTokens is the shortest prefix providers cache (Anthropic's and OpenAI's
+// minimum for their main models); warming a shorter one would be a wasted request.
+const MinCachedPrefixTokens = 1024
+
+// Result is one reviewer's part of a run.
+type Result struct {
+	Reviewer  Reviewer
+	Model     string
+	Findings  []finding.Finding
+	Summary   string
+	Errors    []string // failed units and malformed answers
+	Warnings  []string // findings the answer parser had to drop or repair
+	Units     int
+	Usage     provider.Usage
+	Wall      time.Duration
+	Succeeded bool // at least one unit answered and parsed
+}
+
+// Run has every reviewer review every unit, concurrently under o.Concurrency. It never fails
+// as a whole: each reviewer's errors are in its Result. The second value is the usage of
+// cache warm-up requests, which belong to no reviewer.
+func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) ([]Result, provider.Usage) {
+	if o.Concurrency < 1 {
+		o.Concurrency = 1
+	}
+	now := o.Clock
+	if now == nil {
+		now = time.Now
+	}
+	type outcome struct {
+		answer Answer
+		usage  provider.Usage
+		err    error
+		wall   time.Duration
+	}
+	outs := make([][]outcome, len(rs))
+	for i := range outs {
+		outs[i] = make([]outcome, len(in.Units))
+	}
+	sem := make(chan struct{}, o.Concurrency)
+	var warm provider.Usage
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+
+	for u := range in.Units {
+		// Group reviewers by model: the cache is per model.
+		byModel := map[string][]int{}
+		var models []string
+		for i, r := range rs {
+			m := o.Model(r)
+			if _, ok := byModel[m]; !ok {
+				models = append(models, m)
+			}
+			byModel[m] = append(byModel[m], i)
+		}
+		for _, m := range models {
+			idx := byModel[m]
+			wg.Add(1)
+			go func(u int, m string, idx []int) {
+				defer wg.Done()
+				first := Request(in, u, rs[idx[0]], m, o.MaxOutputTokens)
+				if o.WarmCache && len(idx) > 1 && prefixTokens(first) >= MinCachedPrefixTokens {
+					sem <- struct{}{}
+					resp, err := c.Complete(ctx, warmup(first))
+					<-sem
+					if err == nil {
+						us := priced(o, m, resp.Usage)
+						mu.Lock()
+						warm = warm.Add(us)
+						mu.Unlock()
+					}
+					// A failed warm-up only costs the cache; the reviews still run.
+				}
+				var rwg sync.WaitGroup
+				for _, i := range idx {
+					rwg.Add(1)
+					go func(i int) {
+						defer rwg.Done()
+						req := Request(in, u, rs[i], m, o.MaxOutputTokens)
+						sem <- struct{}{}
+						defer func() { <-sem }()
+						start := now()
+						resp, err := c.Complete(ctx, req)
+						out := outcome{wall: now().Sub(start)}
+						if err != nil {
+							out.err = err
+						} else {
+							out.usage = priced(o, m, resp.Usage)
+							out.answer, out.err = ParseAnswer(rs[i].Name, resp)
+						}
+						outs[i][u] = out
+					}(i)
+				}
+				rwg.Wait()
+			}(u, m, idx)
+		}
+	}
+	wg.Wait()
+
+	results := make([]Result, len(rs))
+	for i, r := range rs {
+		res := Result{Reviewer: r, Model: o.Model(r), Units: len(in.Units)}
+		var summaries []string
+		for u, out := range outs[i] {
+			res.Usage = res.Usage.Add(out.usage)
+			res.Wall += out.wall
+			where := ""
+			if len(in.Units) > 1 {
+				where = fmt.Sprintf("unit %d/%d: ", u+1, len(in.Units))
+			}
+			if out.err != nil {
+				res.Errors = append(res.Errors, where+out.err.Error())
+				continue
+			}
+			res.Succeeded = true
+			res.Findings = append(res.Findings, out.answer.Findings...)
+			for _, p := range out.answer.Problems {
+				res.Warnings = append(res.Warnings, where+p)
+			}
+			if s := strings.TrimSpace(out.answer.Summary); s != "" {
+				summaries = append(summaries, s)
+			}
+		}
+		res.Summary = strings.Join(summaries, "\n")
+		results[i] = res
+	}
+	return results, warm
+}
+
+// prefixTokens estimates the cacheable prefix of a review request: tools, system and the shared
+// first block.
+func prefixTokens(req provider.Request) int {
+	p := req
+	p.Messages = []provider.Message{{Role: provider.User, Content: req.Messages[0].Content[:1]}}
+	return provider.EstimateTokens(p)
+}
+
+func priced(o Options, model string, u provider.Usage) provider.Usage {
+	if o.Cost != nil {
+		u.CostUSD = o.Cost(model, u)
+	}
+	return u
+}

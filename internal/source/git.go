@@ -1,0 +1,202 @@
+// Package source turns "where a change comes from" into a Change: the base and head revisions,
+// the parsed file diffs, metadata, and a way to read any file at either revision. This file
+// reads a local git repository through the git command. It must never write to the repository
+// or run anything the repository configures (external diff drivers, textconv filters, hooks).
+package source
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/council-dev/council/internal/diff"
+)
+
+// Change is one reviewable change.
+type Change struct {
+	Repo    string // absolute path of the work tree
+	Base    string // the base revision as given
+	Head    string
+	BaseSHA string // the merge-base of base and head: what the diff is taken against
+	HeadSHA string
+	Title   string // untrusted: from the PR or the head commit
+	Body    string // untrusted: the PR body or the range's commit messages
+	Files   []diff.File
+}
+
+// MaxFileBytes caps what ReadFile returns; larger files are treated as unreadable for context.
+const MaxFileBytes = 4 << 20
+
+// Git is a local repository read through the git command.
+type Git struct {
+	dir string
+}
+
+// OpenGit finds the work tree that contains dir.
+func OpenGit(ctx context.Context, dir string) (*Git, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open repository %s: %w", dir, err)
+	}
+	g := &Git{dir: abs}
+	top, err := g.run(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("open repository %s: not a git work tree (use --repo DIR): %w", dir, err)
+	}
+	g.dir = strings.TrimSpace(string(top))
+	return g, nil
+}
+
+// Dir is the work tree's top directory.
+func (g *Git) Dir() string { return g.dir }
+
+// GitError is a failed git command with what it printed.
+type GitError struct {
+	Args   []string
+	Stderr string
+	Err    error
+}
+
+func (e *GitError) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
+}
+
+func (e *GitError) Unwrap() error { return e.Err }
+
+// run runs git with a configuration that ignores the repository's and the user's helpers that
+// could execute code or change the output's shape.
+func (g *Git) run(ctx context.Context, args ...string) ([]byte, error) {
+	full := append([]string{
+		"-c", "core.quotePath=true",
+		"-c", "diff.noprefix=false",
+		"-c", "diff.mnemonicPrefix=false",
+		"-c", "core.fsmonitor=false",
+	}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Dir = g.dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, &GitError{Args: args, Stderr: stderr.String(), Err: err}
+	}
+	return stdout.Bytes(), nil
+}
+
+// Resolve returns the commit SHA a revision names.
+func (g *Git) Resolve(ctx context.Context, rev string) (string, error) {
+	if strings.HasPrefix(rev, "-") {
+		return "", fmt.Errorf("resolve revision %q: a revision cannot start with '-'", rev)
+	}
+	out, err := g.run(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("resolve revision %q: no such commit in %s", rev, g.dir)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// DefaultBase is the revision a change is reviewed against when none is given: origin/HEAD
+// (the remote's default branch), else main, else master.
+func (g *Git) DefaultBase(ctx context.Context) (string, error) {
+	for _, rev := range []string{"origin/HEAD", "main", "master", "origin/main", "origin/master"} {
+		if _, err := g.Resolve(ctx, rev); err == nil {
+			return rev, nil
+		}
+	}
+	return "", errors.New("find base revision: none of origin/HEAD, main, master exists; pass --base REV")
+}
+
+// Load reads the change from base to head. The diff is taken from the merge-base of the two,
+// as a pull request's diff is, so commits that landed on base after head forked are not shown
+// as reverted.
+func (g *Git) Load(ctx context.Context, base, head string) (Change, error) {
+	baseTip, err := g.Resolve(ctx, base)
+	if err != nil {
+		return Change{}, err
+	}
+	headSHA, err := g.Resolve(ctx, head)
+	if err != nil {
+		return Change{}, err
+	}
+	mb, err := g.run(ctx, "merge-base", baseTip, headSHA)
+	if err != nil {
+		return Change{}, fmt.Errorf("find merge-base of %s and %s: %w", base, head, err)
+	}
+	baseSHA := strings.TrimSpace(string(mb))
+	patch, err := g.run(ctx, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--find-renames",
+		"--find-copies", "--full-index", "-U3", baseSHA, headSHA, "--")
+	if err != nil {
+		return Change{}, fmt.Errorf("diff %s..%s: %w", base, head, err)
+	}
+	files, err := diff.Parse(patch)
+	if err != nil {
+		return Change{}, fmt.Errorf("read change %s..%s: %w", base, head, err)
+	}
+	c := Change{Repo: g.dir, Base: base, Head: head, BaseSHA: baseSHA, HeadSHA: headSHA, Files: files}
+	log, err := g.run(ctx, "log", "--no-color", "--format=%s%n%n%b%x00", baseSHA+".."+headSHA)
+	if err != nil {
+		return Change{}, fmt.Errorf("read commit messages %s..%s: %w", base, head, err)
+	}
+	msgs := strings.Split(strings.TrimRight(string(log), "\x00\n"), "\x00")
+	for i := range msgs {
+		msgs[i] = strings.TrimSpace(msgs[i])
+	}
+	if len(msgs) > 0 && msgs[0] != "" {
+		c.Title = strings.SplitN(msgs[0], "\n", 2)[0]
+		c.Body = strings.Join(msgs, "\n\n---\n\n")
+	}
+	return c, nil
+}
+
+// ReadFile returns a file's content at a revision, or an error wrapping fs.ErrNotExist when
+// the file does not exist there.
+func (g *Git) ReadFile(ctx context.Context, rev, path string) ([]byte, error) {
+	if rev == "" || strings.HasPrefix(rev, "-") {
+		return nil, fmt.Errorf("read %s: bad revision %q", path, rev)
+	}
+	spec := rev + ":" + path
+	size, err := g.run(ctx, "cat-file", "-s", spec)
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", path, short(rev), os.ErrNotExist)
+	}
+	var n int64
+	if _, err := fmt.Sscan(strings.TrimSpace(string(size)), &n); err == nil && n > MaxFileBytes {
+		return nil, fmt.Errorf("read %s at %s: %d bytes is over the %d byte limit", path, short(rev), n, MaxFileBytes)
+	}
+	out, err := g.run(ctx, "cat-file", "blob", spec)
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", path, short(rev), err)
+	}
+	return out, nil
+}
+
+// ListFiles lists the files under dir (a repository-relative directory) at a revision.
+func (g *Git) ListFiles(ctx context.Context, rev, dir string) ([]string, error) {
+	out, err := g.run(ctx, "ls-tree", "-r", "-z", "--name-only", "--full-tree", rev, "--", dir)
+	if err != nil {
+		return nil, fmt.Errorf("list %s at %s: %w", dir, short(rev), err)
+	}
+	var files []string
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
