@@ -78,6 +78,22 @@ type Response struct {
 	Usage      Usage   `json:"usage"`
 }
 
+// Stop reasons every client reports in Response.StopReason. Clients map their provider's
+// vocabulary onto these where one matches (OpenAI's "stop" is StopEndTurn, "tool_calls" is
+// StopToolUse) and pass any other reason through unchanged.
+const (
+	StopEndTurn   = "end_turn"
+	StopToolUse   = "tool_use"
+	StopMaxTokens = "max_tokens" // Anthropic's truncation
+	StopLength    = "length"     // OpenAI's truncation, kept under its own name
+)
+
+// Truncated reports whether the answer was cut off by the token limit, under either
+// provider's name for it.
+func (r Response) Truncated() bool {
+	return r.StopReason == StopMaxTokens || r.StopReason == StopLength
+}
+
 // Text joins the answer's text blocks.
 func (r Response) Text() string {
 	var s string

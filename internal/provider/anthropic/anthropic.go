@@ -1,0 +1,285 @@
+// Package anthropic is the provider.Client for Anthropic's Messages API, on the official SDK.
+// It is the only package that imports the Anthropic SDK. It maps the neutral request onto the
+// API (cache_control breakpoints, tools, forced tool choice), the answer and its usage back,
+// and the API's errors onto provider's typed errors. It never retries (provider.WithRetry
+// does) and never reads the environment: the caller passes the key and base URL.
+package anthropic
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/council-dev/council/internal/provider"
+)
+
+// Name is the provider's name in errors and recorded exchanges.
+const Name = "anthropic"
+
+// DefaultTimeout bounds one attempt when Options.Timeout is zero.
+const DefaultTimeout = 10 * time.Minute
+
+// Options configures a Client.
+type Options struct {
+	APIKey string
+	// BaseURL replaces https://api.anthropic.com (a proxy, a gateway, a test fake).
+	BaseURL    string
+	HTTPClient *http.Client
+	// Timeout bounds one attempt; DefaultTimeout when zero.
+	Timeout time.Duration
+	// KeyEnv names where the key came from, for error messages; default ANTHROPIC_API_KEY.
+	KeyEnv string
+}
+
+// Client sends requests to the Messages API.
+type Client struct {
+	msgs   sdk.MessageService
+	key    string
+	keyEnv string
+}
+
+var _ provider.Client = (*Client)(nil)
+
+// New returns a Client. The SDK's environment defaults are switched off: an empty APIKey sends
+// no key at all (the service answers 401), rather than one the SDK found in ANTHROPIC_API_KEY,
+// ANTHROPIC_AUTH_TOKEN or a profile on disk; ANTHROPIC_BASE_URL and ANTHROPIC_CUSTOM_HEADERS
+// are ignored too. The SDK's own retries are off.
+func New(o Options) *Client {
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	opts := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithMaxRetries(0),
+		// Also keeps the SDK from refusing a non-streaming call whose max_tokens it thinks
+		// could take over ten minutes: it only checks when no timeout is set.
+		option.WithRequestTimeout(timeout),
+		// Prompts hold the code under review: no spans to whatever tracer the process has.
+		option.WithoutOpenTelemetry(),
+	}
+	if o.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(o.APIKey))
+	}
+	if o.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(o.BaseURL))
+	}
+	if o.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(o.HTTPClient))
+	}
+	keyEnv := o.KeyEnv
+	if keyEnv == "" {
+		keyEnv = "ANTHROPIC_API_KEY"
+	}
+	c := sdk.NewClient(opts...)
+	return &Client{msgs: c.Messages, key: o.APIKey, keyEnv: keyEnv}
+}
+
+// Complete sends req and returns the answer, or a typed error from provider.
+func (c *Client) Complete(ctx context.Context, req provider.Request) (provider.Response, error) {
+	params, err := newParams(req)
+	if err != nil {
+		return provider.Response{}, &provider.BadRequestError{Provider: Name, Msg: err.Error()}
+	}
+	msg, err := c.msgs.New(ctx, params)
+	if err != nil {
+		return provider.Response{}, c.mapError(ctx, err)
+	}
+	return newResponse(req.Model, msg), nil
+}
+
+func newParams(req provider.Request) (sdk.MessageNewParams, error) {
+	p := sdk.MessageNewParams{
+		Model:     sdk.Model(req.Model),
+		MaxTokens: int64(req.MaxTokens),
+	}
+	for _, b := range req.System {
+		if b.Type != provider.Text {
+			return p, fmt.Errorf("system block of type %q: only text is allowed", b.Type)
+		}
+		tb := sdk.TextBlockParam{Text: b.Text}
+		if b.Cache {
+			tb.CacheControl = sdk.NewCacheControlEphemeralParam()
+		}
+		p.System = append(p.System, tb)
+	}
+	for i, m := range req.Messages {
+		blocks := make([]sdk.ContentBlockParamUnion, 0, len(m.Content))
+		for _, b := range m.Content {
+			cb, err := newBlock(b)
+			if err != nil {
+				return p, fmt.Errorf("message %d: %w", i, err)
+			}
+			blocks = append(blocks, cb)
+		}
+		switch m.Role {
+		case provider.User:
+			p.Messages = append(p.Messages, sdk.NewUserMessage(blocks...))
+		case provider.Assistant:
+			p.Messages = append(p.Messages, sdk.NewAssistantMessage(blocks...))
+		default:
+			return p, fmt.Errorf("message %d: unknown role %q", i, m.Role)
+		}
+	}
+	for _, t := range req.Tools {
+		schema, err := newSchema(t.InputSchema)
+		if err != nil {
+			return p, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		tp := &sdk.ToolParam{Name: t.Name, InputSchema: schema}
+		if t.Description != "" {
+			tp.Description = sdk.String(t.Description)
+		}
+		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: tp})
+	}
+	if req.ToolName != "" {
+		p.ToolChoice = sdk.ToolChoiceParamOfTool(req.ToolName)
+	}
+	return p, nil
+}
+
+func newBlock(b provider.Block) (sdk.ContentBlockParamUnion, error) {
+	var cc sdk.CacheControlEphemeralParam
+	if b.Cache {
+		cc = sdk.NewCacheControlEphemeralParam()
+	}
+	switch b.Type {
+	case provider.Text:
+		return sdk.ContentBlockParamUnion{OfText: &sdk.TextBlockParam{Text: b.Text, CacheControl: cc}}, nil
+	case provider.ToolUse:
+		input := b.Input
+		if len(bytes.TrimSpace(input)) == 0 {
+			input = json.RawMessage("{}")
+		}
+		return sdk.ContentBlockParamUnion{OfToolUse: &sdk.ToolUseBlockParam{
+			ID: b.ToolUseID, Name: b.Name, Input: input, CacheControl: cc,
+		}}, nil
+	case provider.ToolResult:
+		tr := &sdk.ToolResultBlockParam{ToolUseID: b.ToolUseID, CacheControl: cc}
+		if b.Text != "" {
+			// The API refuses an empty text block; an empty result is sent without content.
+			tr.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: b.Text}}}
+		}
+		if b.IsError {
+			tr.IsError = sdk.Bool(true)
+		}
+		return sdk.ContentBlockParamUnion{OfToolResult: tr}, nil
+	default:
+		return sdk.ContentBlockParamUnion{}, fmt.Errorf("unknown block type %q", b.Type)
+	}
+}
+
+// newSchema splits a JSON Schema object into the SDK's typed fields and the rest, which the SDK
+// sends as they are.
+func newSchema(raw json.RawMessage) (sdk.ToolInputSchemaParam, error) {
+	var s sdk.ToolInputSchemaParam
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return s, nil // {"type":"object"}: a tool without arguments
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil || m == nil {
+		return s, fmt.Errorf("input schema is not a JSON object")
+	}
+	if t, ok := m["type"]; ok && t != "object" {
+		return s, fmt.Errorf("input schema has type %v, want object", t)
+	}
+	delete(m, "type")
+	if props, ok := m["properties"]; ok {
+		s.Properties = props
+		delete(m, "properties")
+	}
+	if req, ok := m["required"].([]any); ok {
+		for _, r := range req {
+			name, ok := r.(string)
+			if !ok {
+				return s, fmt.Errorf("input schema: required holds %v, want strings", r)
+			}
+			s.Required = append(s.Required, name)
+		}
+		delete(m, "required")
+	}
+	if len(m) > 0 {
+		s.ExtraFields = m
+	}
+	return s, nil
+}
+
+func newResponse(model string, msg *sdk.Message) provider.Response {
+	resp := provider.Response{
+		Model:      string(msg.Model),
+		StopReason: string(msg.StopReason),
+		Usage: provider.Usage{
+			Requests:         1,
+			InputTokens:      msg.Usage.InputTokens,
+			OutputTokens:     msg.Usage.OutputTokens,
+			CacheReadTokens:  msg.Usage.CacheReadInputTokens,
+			CacheWriteTokens: msg.Usage.CacheCreationInputTokens,
+		},
+	}
+	if resp.Model == "" {
+		resp.Model = model
+	}
+	for _, b := range msg.Content {
+		switch b.Type {
+		case "text":
+			resp.Content = append(resp.Content, provider.Block{Type: provider.Text, Text: b.Text})
+		case "tool_use":
+			input := append(json.RawMessage(nil), b.Input...)
+			resp.Content = append(resp.Content, provider.Block{Type: provider.ToolUse, ToolUseID: b.ID, Name: b.Name, Input: input})
+		}
+		// Thinking and server-tool blocks are not part of the neutral answer.
+	}
+	return resp
+}
+
+// mapError turns an SDK error into provider's typed errors. The caller's cancellation or
+// deadline comes back as the context's error; an attempt that ran out of its own time is a
+// TimeoutError.
+func (c *Client) mapError(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("%s: %w", Name, ctxErr)
+	}
+	var apiErr *sdk.Error
+	if !errors.As(err, &apiErr) {
+		return provider.WrapTransport(Name, err)
+	}
+	typ := string(apiErr.Type())
+	text := apiErr.Message
+	if text == "" {
+		// Not the API's error shape (a proxy's HTML page, say): its body is the explanation.
+		text = apiErr.RawJSON()
+	}
+	text = provider.Redact(text, c.key)
+	msg := text
+	if typ != "" {
+		msg = typ + ": " + text
+	}
+	var retryAfter time.Duration
+	if apiErr.Response != nil {
+		retryAfter = provider.ParseRetryAfter(apiErr.Response.Header)
+	}
+	status := apiErr.StatusCode
+	switch {
+	case typ == "overloaded_error" || status == 529 || status == http.StatusServiceUnavailable:
+		return &provider.OverloadedError{Provider: Name, Status: status, RetryAfter: retryAfter, Msg: msg}
+	case status == http.StatusTooManyRequests || typ == "rate_limit_error":
+		return &provider.RateLimitError{Provider: Name, RetryAfter: retryAfter, Msg: msg}
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return &provider.AuthError{Provider: Name, Status: status, Msg: msg, KeyEnv: c.keyEnv}
+	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
+		return &provider.TimeoutError{Provider: Name, Err: errors.New(msg)}
+	case status >= 500:
+		return &provider.ServerError{Provider: Name, Status: status, RetryAfter: retryAfter, Msg: msg}
+	default:
+		return &provider.BadRequestError{Provider: Name, Status: status, Type: typ, Msg: text}
+	}
+}

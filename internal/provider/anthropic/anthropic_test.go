@@ -1,0 +1,510 @@
+package anthropic_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/council-dev/council/internal/provider"
+	"github.com/council-dev/council/internal/provider/anthropic"
+	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
+)
+
+const model = "claude-sonnet-4-5"
+
+type bundle struct {
+	fake   *anthropictest.Server
+	client *anthropic.Client
+}
+
+func setup(t *testing.T, opts ...anthropictest.Option) bundle {
+	t.Helper()
+	fake := anthropictest.New(t, opts...)
+	client := anthropic.New(anthropic.Options{APIKey: fake.APIKey, BaseURL: fake.URL})
+	return bundle{fake: fake, client: client}
+}
+
+func userText(s string) provider.Message {
+	return provider.Message{Role: provider.User, Content: []provider.Block{{Type: provider.Text, Text: s}}}
+}
+
+var reportTool = provider.Tool{
+	Name:        "report",
+	Description: "Report the findings.",
+	InputSchema: json.RawMessage(`{"type":"object","properties":{"findings":{"type":"array","items":{"type":"string"}}},"required":["findings"],"additionalProperties":false}`),
+}
+
+func TestCompleteText(t *testing.T) {
+	t.Parallel()
+	b := setup(t, anthropictest.WithRespond(func(anthropictest.Request) anthropictest.Reply {
+		return anthropictest.TextReply("looks good")
+	}))
+
+	got, err := b.client.Complete(context.Background(), provider.Request{
+		Model: model, MaxTokens: 100, Messages: []provider.Message{userText("review this")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := provider.Response{
+		Model:      model,
+		Content:    []provider.Block{{Type: provider.Text, Text: "looks good"}},
+		StopReason: provider.StopEndTurn,
+		Usage:      provider.Usage{Requests: 1, InputTokens: 3, OutputTokens: 3},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("response (-want +got):\n%s", diff)
+	}
+}
+
+func TestCompleteToolUse(t *testing.T) {
+	t.Parallel()
+	b := setup(t, anthropictest.WithRespond(func(req anthropictest.Request) anthropictest.Reply {
+		return anthropictest.Reply{ToolUse: &anthropictest.ToolUse{
+			ID: "toolu_1", Name: req.ToolChoice.Name, Input: map[string]any{"findings": []string{"nil deref"}},
+		}}
+	}))
+
+	got, err := b.client.Complete(context.Background(), provider.Request{
+		Model: model, MaxTokens: 100, Messages: []provider.Message{userText("review")},
+		Tools: []provider.Tool{reportTool}, ToolName: "report",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []provider.Block{{
+		Type: provider.ToolUse, ToolUseID: "toolu_1", Name: "report",
+		Input: json.RawMessage(`{"findings":["nil deref"]}`),
+	}}
+	if diff := cmp.Diff(want, got.Content); diff != "" {
+		t.Errorf("content (-want +got):\n%s", diff)
+	}
+	if got.StopReason != provider.StopToolUse {
+		t.Errorf("stop reason = %q, want %q", got.StopReason, provider.StopToolUse)
+	}
+}
+
+// TestRequestMapping checks the wire request: cache_control exactly on the blocks marked
+// Cache, the tool and its schema, the forced tool choice, and a tool_use/tool_result turn
+// that the fake's pairing rules accept.
+func TestRequestMapping(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+
+	_, err := b.client.Complete(context.Background(), provider.Request{
+		Model:     model,
+		MaxTokens: 512,
+		System: []provider.Block{
+			{Type: provider.Text, Text: "You are a reviewer."},
+			{Type: provider.Text, Text: "Shared diff.", Cache: true},
+		},
+		Messages: []provider.Message{
+			{Role: provider.User, Content: []provider.Block{
+				{Type: provider.Text, Text: "Rules.", Cache: true},
+				{Type: provider.Text, Text: "Lens: correctness."},
+			}},
+			{Role: provider.Assistant, Content: []provider.Block{
+				{Type: provider.ToolUse, ToolUseID: "toolu_9", Name: "report", Input: json.RawMessage(`{"findings":[]}`)},
+			}},
+			{Role: provider.User, Content: []provider.Block{
+				{Type: provider.ToolResult, ToolUseID: "toolu_9", Text: "recorded", IsError: true},
+			}},
+		},
+		Tools:    []provider.Tool{reportTool},
+		ToolName: "report",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := b.fake.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("fake saw %d requests, want 1", len(reqs))
+	}
+	got := reqs[0]
+	if v := got.Header.Get("anthropic-version"); v == "" {
+		t.Error("no anthropic-version header")
+	}
+	ephemeral := &anthropictest.CacheControl{Type: "ephemeral"}
+	wantSystem := anthropictest.Blocks{
+		{Type: "text", Text: "You are a reviewer."},
+		{Type: "text", Text: "Shared diff.", CacheControl: ephemeral},
+	}
+	if diff := cmp.Diff(wantSystem, got.System); diff != "" {
+		t.Errorf("system (-want +got):\n%s", diff)
+	}
+	wantMessages := []anthropictest.Message{
+		{Role: "user", Content: anthropictest.Blocks{
+			{Type: "text", Text: "Rules.", CacheControl: ephemeral},
+			{Type: "text", Text: "Lens: correctness."},
+		}},
+		{Role: "assistant", Content: anthropictest.Blocks{
+			{Type: "tool_use", ID: "toolu_9", Name: "report", Input: json.RawMessage(`{"findings":[]}`)},
+		}},
+		{Role: "user", Content: anthropictest.Blocks{
+			{Type: "tool_result", ToolUseID: "toolu_9", IsError: true, Content: anthropictest.Blocks{{Type: "text", Text: "recorded"}}},
+		}},
+	}
+	if diff := cmp.Diff(wantMessages, got.Messages); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&anthropictest.ToolChoice{Type: "tool", Name: "report"}, got.ToolChoice); diff != "" {
+		t.Errorf("tool_choice (-want +got):\n%s", diff)
+	}
+	if len(got.Tools) != 1 {
+		t.Fatalf("got %d tools, want 1", len(got.Tools))
+	}
+	if got.Tools[0].Name != "report" || got.Tools[0].Description != reportTool.Description {
+		t.Errorf("tool = %+v", got.Tools[0])
+	}
+	var wantSchema, gotSchema any
+	_ = json.Unmarshal(reportTool.InputSchema, &wantSchema)
+	if err := json.Unmarshal(got.Tools[0].InputSchema, &gotSchema); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantSchema, gotSchema); diff != "" {
+		t.Errorf("input_schema (-want +got):\n%s", diff)
+	}
+	if got.MaxTokens == nil || *got.MaxTokens != 512 {
+		t.Errorf("max_tokens = %v, want 512", got.MaxTokens)
+	}
+}
+
+// TestCacheUsage sends two requests sharing a long cached prefix: the first writes the cache,
+// the second reads it.
+func TestCacheUsage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	shared := strings.Repeat("diff line\n", 500) // 5000 chars: 1250 tokens, over the minimum
+	req := func(lens string) provider.Request {
+		return provider.Request{
+			Model: model, MaxTokens: 100,
+			System:   []provider.Block{{Type: provider.Text, Text: shared, Cache: true}},
+			Messages: []provider.Message{userText(lens)},
+		}
+	}
+
+	tests := []struct {
+		lens string
+		want provider.Usage
+	}{
+		{"lens: correctness", provider.Usage{Requests: 1, CacheWriteTokens: 1250, InputTokens: 5, OutputTokens: 1}},
+		{"lens: security", provider.Usage{Requests: 1, CacheReadTokens: 1250, InputTokens: 4, OutputTokens: 1}},
+	}
+	for _, tt := range tests {
+		got, err := b.client.Complete(context.Background(), req(tt.lens))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, got.Usage); diff != "" {
+			t.Errorf("%s: usage (-want +got):\n%s", tt.lens, diff)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		reply     anthropictest.Reply
+		check     func(t *testing.T, err error)
+		retryable bool
+	}{
+		{
+			name:  "429 rate limit",
+			reply: anthropictest.ErrorReply(429, "7"),
+			check: func(t *testing.T, err error) {
+				var e *provider.RateLimitError
+				if !errors.As(err, &e) || e.RetryAfter != 7*time.Second {
+					t.Errorf("err = %v, want RateLimitError retry after 7s", err)
+				}
+			},
+			retryable: true,
+		},
+		{
+			name:  "529 overloaded",
+			reply: anthropictest.ErrorReply(529, "3"),
+			check: func(t *testing.T, err error) {
+				var e *provider.OverloadedError
+				if !errors.As(err, &e) || e.RetryAfter != 3*time.Second || e.Status != 529 {
+					t.Errorf("err = %v, want OverloadedError 529 retry after 3s", err)
+				}
+				if !strings.Contains(err.Error(), "overloaded_error") {
+					t.Errorf("message %q lacks the API's error type", err)
+				}
+			},
+			retryable: true,
+		},
+		{
+			name:  "500 server error",
+			reply: anthropictest.ErrorReply(500, ""),
+			check: func(t *testing.T, err error) {
+				var e *provider.ServerError
+				if !errors.As(err, &e) || e.Status != 500 {
+					t.Errorf("err = %v, want ServerError 500", err)
+				}
+			},
+			retryable: true,
+		},
+		{
+			name:  "502 page from a proxy",
+			reply: anthropictest.Reply{Status: 502, Body: "<html><body>502 Bad Gateway</body></html>"},
+			check: func(t *testing.T, err error) {
+				var e *provider.ServerError
+				if !errors.As(err, &e) || e.Status != 502 || !strings.Contains(e.Msg, "502 Bad Gateway") {
+					t.Errorf("err = %v, want ServerError 502 with the page's text", err)
+				}
+			},
+			retryable: true,
+		},
+		{
+			name:  "404 unknown model",
+			reply: anthropictest.Reply{Status: 404, ErrorMessage: "model: claude-nope"},
+			check: func(t *testing.T, err error) {
+				var e *provider.BadRequestError
+				if !errors.As(err, &e) || e.Status != 404 || e.Type != "not_found_error" {
+					t.Errorf("err = %v, want BadRequestError 404 not_found_error", err)
+				}
+			},
+		},
+		{
+			name:  "403 permission",
+			reply: anthropictest.ErrorReply(403, ""),
+			check: func(t *testing.T, err error) {
+				var e *provider.AuthError
+				if !errors.As(err, &e) || e.Status != 403 {
+					t.Errorf("err = %v, want AuthError 403", err)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, anthropictest.WithRespond(func(anthropictest.Request) anthropictest.Reply { return tt.reply }))
+			_, err := b.client.Complete(context.Background(), provider.Request{
+				Model: model, MaxTokens: 10, Messages: []provider.Message{userText("hi")},
+			})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			tt.check(t, err)
+			if _, ok := provider.Retryable(err); ok != tt.retryable {
+				t.Errorf("Retryable = %v, want %v", ok, tt.retryable)
+			}
+			if !strings.HasPrefix(err.Error(), "anthropic: ") {
+				t.Errorf("message %q does not name the provider", err)
+			}
+		})
+	}
+}
+
+func TestAuthErrorHidesKey(t *testing.T) {
+	t.Parallel()
+	fake := anthropictest.New(t)
+	const wrongKey = "sk-ant-api03-wrongwrongwrongwrong"
+	client := anthropic.New(anthropic.Options{APIKey: wrongKey, BaseURL: fake.URL})
+
+	_, err := client.Complete(context.Background(), provider.Request{
+		Model: model, MaxTokens: 10, Messages: []provider.Message{userText("hi")},
+	})
+	var authErr *provider.AuthError
+	if !errors.As(err, &authErr) || authErr.Status != 401 {
+		t.Fatalf("err = %v, want AuthError 401", err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, wrongKey) || strings.Contains(msg, "wrongwrong") {
+		t.Errorf("message leaks the key: %q", msg)
+	}
+	for _, want := range []string{"anthropic", "401", "ANTHROPIC_API_KEY"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+}
+
+// TestIgnoresEnvironment checks that the SDK reads neither a key nor a base URL from the
+// environment behind the Options' back. Not parallel: it sets environment variables.
+func TestIgnoresEnvironment(t *testing.T) {
+	fake := anthropictest.New(t)
+	t.Setenv("ANTHROPIC_API_KEY", fake.APIKey)
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", fake.APIKey)
+	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
+	client := anthropic.New(anthropic.Options{BaseURL: fake.URL})
+
+	_, err := client.Complete(context.Background(), provider.Request{
+		Model: model, MaxTokens: 10, Messages: []provider.Message{userText("hi")},
+	})
+	var authErr *provider.AuthError
+	if !errors.As(err, &authErr) {
+		t.Fatalf("err = %v, want AuthError: an empty APIKey must not pick up ANTHROPIC_API_KEY", err)
+	}
+	if fake.Calls() != 1 {
+		t.Errorf("fake calls = %d, want 1 (ANTHROPIC_BASE_URL must be ignored)", fake.Calls())
+	}
+}
+
+func TestRetryRecoversAfterRateLimits(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	b := setup(t, anthropictest.WithRespond(func(anthropictest.Request) anthropictest.Reply {
+		if n.Add(1) <= 2 {
+			return anthropictest.ErrorReply(429, "2")
+		}
+		return anthropictest.TextReply("done")
+	}))
+	var slept []time.Duration
+	client := provider.WithRetry(b.client, provider.RetryOptions{
+		Sleep: func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil },
+		Rand:  func() float64 { return 0 },
+	})
+
+	got, err := client.Complete(context.Background(), provider.Request{
+		Model: model, MaxTokens: 10, Messages: []provider.Message{userText("hi")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Text() != "done" {
+		t.Errorf("text = %q, want done", got.Text())
+	}
+	if got.Usage.Requests != 1 {
+		t.Errorf("usage counts %d requests, want 1 (failed attempts are not counted)", got.Usage.Requests)
+	}
+	if diff := cmp.Diff([]time.Duration{2 * time.Second, 2 * time.Second}, slept); diff != "" {
+		t.Errorf("sleeps (-want +got):\n%s", diff)
+	}
+	if b.fake.Calls() != 3 {
+		t.Errorf("fake calls = %d, want 3", b.fake.Calls())
+	}
+}
+
+func TestBadRequestNotRetried(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	client := provider.WithRetry(b.client, provider.RetryOptions{
+		Sleep: func(context.Context, time.Duration) error { t.Error("slept before a retry"); return nil },
+	})
+
+	// Forcing a tool that is not defined: the service answers 400.
+	_, err := client.Complete(context.Background(), provider.Request{
+		Model: model, MaxTokens: 10, Messages: []provider.Message{userText("hi")}, ToolName: "report",
+	})
+	var bad *provider.BadRequestError
+	if !errors.As(err, &bad) || bad.Status != 400 || bad.Type != "invalid_request_error" {
+		t.Fatalf("err = %v, want BadRequestError 400 invalid_request_error", err)
+	}
+	if !strings.Contains(err.Error(), "report") {
+		t.Errorf("message %q does not say what was wrong", err)
+	}
+	if b.fake.Calls() != 1 {
+		t.Errorf("fake calls = %d, want 1", b.fake.Calls())
+	}
+}
+
+func TestCancel(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b := setup(t, anthropictest.WithRespond(func(anthropictest.Request) anthropictest.Reply {
+		cancel() // Ctrl-C while the request is in flight
+		return anthropictest.Reply{Text: "late", Delay: time.Minute}
+	}))
+	client := provider.WithRetry(b.client, provider.RetryOptions{
+		Sleep: func(context.Context, time.Duration) error { t.Error("slept before a retry"); return nil },
+	})
+
+	start := time.Now()
+	_, err := client.Complete(ctx, provider.Request{
+		Model: model, MaxTokens: 10, Messages: []provider.Message{userText("hi")},
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if time.Since(start) > 30*time.Second {
+		t.Error("did not return promptly on cancel")
+	}
+	if b.fake.Calls() != 1 {
+		t.Errorf("fake calls = %d, want 1", b.fake.Calls())
+	}
+}
+
+func TestAttemptTimeoutIsRetryable(t *testing.T) {
+	t.Parallel()
+	fake := anthropictest.New(t, anthropictest.WithRespond(func(anthropictest.Request) anthropictest.Reply {
+		return anthropictest.Reply{Text: "late", Delay: time.Minute}
+	}))
+	client := anthropic.New(anthropic.Options{APIKey: fake.APIKey, BaseURL: fake.URL, Timeout: 50 * time.Millisecond})
+
+	_, err := client.Complete(context.Background(), provider.Request{
+		Model: model, MaxTokens: 10, Messages: []provider.Message{userText("hi")},
+	})
+	var te *provider.TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v, want TimeoutError", err)
+	}
+	if _, ok := provider.Retryable(err); !ok {
+		t.Error("a timed-out attempt is not retryable")
+	}
+}
+
+func TestRecordReplay(t *testing.T) {
+	t.Parallel()
+	b := setup(t, anthropictest.WithRespond(func(anthropictest.Request) anthropictest.Reply {
+		return anthropictest.TextReply("recorded answer")
+	}))
+	dir := t.TempDir()
+	req := provider.Request{Model: model, MaxTokens: 10, Messages: []provider.Message{userText("hi")}}
+
+	recorded, err := provider.Record(b.client, anthropic.Name, dir).Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay := provider.Replay(anthropic.Name, dir)
+	replayed, err := replay.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(recorded, replayed); diff != "" {
+		t.Errorf("replayed response (-recorded +replayed):\n%s", diff)
+	}
+	if b.fake.Calls() != 1 {
+		t.Errorf("fake calls = %d, want 1: replay must not touch the network", b.fake.Calls())
+	}
+
+	other := req
+	other.Messages = []provider.Message{userText("something else")}
+	_, err = replay.Complete(context.Background(), other)
+	var missing *provider.MissingExchangeError
+	if !errors.As(err, &missing) || missing.Dir != dir || missing.Hash != provider.RequestHash(anthropic.Name, other) {
+		t.Fatalf("err = %v, want MissingExchangeError for the new request's hash in %s", err, dir)
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close() // nothing listens there any more: the connection is refused
+	client := anthropic.New(anthropic.Options{APIKey: "k", BaseURL: "http://" + addr + ""})
+
+	_, err = client.Complete(context.Background(), provider.Request{
+		Model: model, MaxTokens: 10, Messages: []provider.Message{userText("hi")},
+	})
+	var te *provider.TransportError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v, want TransportError", err)
+	}
+	if _, ok := provider.Retryable(err); ok {
+		t.Error("a refused connection is retried: a server that is not running should fail fast")
+	}
+}

@@ -1,0 +1,569 @@
+// Package anthropictest is a fake of the Anthropic Messages API (POST /v1/messages) on a
+// loopback httptest server, for tests of any package that talks to Anthropic. It enforces the
+// rules the real service enforces (authentication, the anthropic-version header, the shape of
+// a request, tool and cache_control rules) with the real error bodies, answers what a test
+// scripts, and accounts prompt-cache tokens the way the service does.
+//
+// It must never import the Anthropic SDK: tests of other packages use it without compiling
+// the SDK, and a fake written from the wire format checks the client's encoding instead of
+// sharing its assumptions.
+package anthropictest
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// DefaultAPIKey is the key a Server accepts unless WithAPIKey says otherwise.
+const DefaultAPIKey = "sk-ant-test-fake-0000000000"
+
+// DefaultMinCacheTokens is the shortest prefix the service caches (Claude Sonnet and Opus 4;
+// some models need 2048 or 4096).
+const DefaultMinCacheTokens = 1024
+
+// Versions of the API the fake accepts in the anthropic-version header.
+var knownVersions = map[string]bool{"2023-01-01": true, "2023-06-01": true, "2026-10-21": true}
+
+// Server is the fake. Its methods are safe for concurrent use.
+type Server struct {
+	// URL is the base URL to give the client (the API's is https://api.anthropic.com).
+	URL string
+	// APIKey is the only key the server accepts.
+	APIKey string
+
+	mu             sync.Mutex
+	respond        func(Request) Reply
+	minCacheTokens int
+	calls          int
+	requests       []Request
+	cached         map[[32]byte]bool // prefixes written to the prompt cache
+	ids            int
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithAPIKey sets the key the server accepts.
+func WithAPIKey(key string) Option { return func(s *Server) { s.APIKey = key } }
+
+// WithRespond sets the function that scripts each answer.
+func WithRespond(f func(Request) Reply) Option { return func(s *Server) { s.respond = f } }
+
+// WithMinCacheTokens sets the shortest prefix that is cached.
+func WithMinCacheTokens(n int) Option { return func(s *Server) { s.minCacheTokens = n } }
+
+// New starts a fake closed when the test ends. Without WithRespond it answers "ok", or calls
+// the forced tool with an empty input.
+func New(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s := &Server{
+		APIKey:         DefaultAPIKey,
+		respond:        defaultRespond,
+		minCacheTokens: DefaultMinCacheTokens,
+		cached:         map[[32]byte]bool{},
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/messages", s.messages)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("Not Found: %s %s", r.Method, r.URL.Path))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
+	return s
+}
+
+// SetRespond replaces the function that scripts each answer.
+func (s *Server) SetRespond(f func(Request) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.respond = f
+}
+
+// Calls counts the requests received on /v1/messages, refused ones included.
+func (s *Server) Calls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls
+}
+
+// Requests returns the requests received so far whose body decoded, refused ones included, in
+// order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+func defaultRespond(req Request) Reply {
+	if req.ToolChoice != nil && req.ToolChoice.Type == "tool" {
+		return ToolReply(req.ToolChoice.Name, map[string]any{})
+	}
+	return TextReply("ok")
+}
+
+// Request is a decoded request body, as the service reads it, with the request's headers.
+type Request struct {
+	Model         string        `json:"model"`
+	MaxTokens     *int          `json:"max_tokens"`
+	System        Blocks        `json:"system,omitempty"`
+	Messages      []Message     `json:"messages"`
+	Tools         []Tool        `json:"tools,omitempty"`
+	ToolChoice    *ToolChoice   `json:"tool_choice,omitempty"`
+	CacheControl  *CacheControl `json:"cache_control,omitempty"`
+	StopSequences []string      `json:"stop_sequences,omitempty"`
+	Stream        bool          `json:"stream,omitempty"`
+	Temperature   *float64      `json:"temperature,omitempty"`
+	TopP          *float64      `json:"top_p,omitempty"`
+	TopK          *int          `json:"top_k,omitempty"`
+	Header        http.Header   `json:"-"`
+}
+
+// Message is one turn.
+type Message struct {
+	Role    string `json:"role"`
+	Content Blocks `json:"content"`
+}
+
+// Blocks is a content list; the API also takes a bare string for one text block.
+type Blocks []Block
+
+// UnmarshalJSON accepts a string or an array of blocks.
+func (b *Blocks) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err == nil {
+		*b = Blocks{{Type: "text", Text: s}}
+		return nil
+	}
+	var blocks []Block
+	if err := json.Unmarshal(data, &blocks); err != nil {
+		return err
+	}
+	*b = blocks
+	return nil
+}
+
+// Block is a content block: text, tool_use or tool_result (others are kept by type only).
+type Block struct {
+	Type         string          `json:"type"`
+	Text         string          `json:"text,omitempty"`
+	ID           string          `json:"id,omitempty"`
+	Name         string          `json:"name,omitempty"`
+	Input        json.RawMessage `json:"input,omitempty"`
+	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	Content      Blocks          `json:"content,omitempty"`
+	IsError      bool            `json:"is_error,omitempty"`
+	CacheControl *CacheControl   `json:"cache_control,omitempty"`
+}
+
+// Tool is a client tool definition.
+type Tool struct {
+	Type         string          `json:"type,omitempty"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema,omitempty"`
+	CacheControl *CacheControl   `json:"cache_control,omitempty"`
+}
+
+// ToolChoice is auto, any, tool (with Name) or none.
+type ToolChoice struct {
+	Type                   string `json:"type"`
+	Name                   string `json:"name,omitempty"`
+	DisableParallelToolUse bool   `json:"disable_parallel_tool_use,omitempty"`
+}
+
+// CacheControl marks a cache breakpoint.
+type CacheControl struct {
+	Type string `json:"type"`
+	TTL  string `json:"ttl,omitempty"`
+}
+
+// Reply is a scripted answer: a text, a tool call, or an error status.
+type Reply struct {
+	Text       string
+	ToolUse    *ToolUse
+	StopReason string // default end_turn, or tool_use for a tool call
+
+	// Status, when 400 or more, answers with the API's error body for that status.
+	Status       int
+	ErrorType    string // default from Status: rate_limit_error for 429, overloaded_error for 529...
+	ErrorMessage string
+	RetryAfter   string      // the retry-after header, verbatim
+	Header       http.Header // more response headers
+	// Body, with Status, replaces the error body (a proxy's HTML page, say).
+	Body string
+
+	// Usage replaces the computed usage.
+	Usage *Usage
+	// Delay holds the answer back, or until the client gives up.
+	Delay time.Duration
+}
+
+// ToolUse is a tool call in a Reply; ID defaults to a fresh toolu_ id.
+type ToolUse struct {
+	ID    string
+	Name  string
+	Input any
+}
+
+// Usage is the usage object of a response.
+type Usage struct {
+	InputTokens              int    `json:"input_tokens"`
+	CacheCreationInputTokens int    `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int    `json:"cache_read_input_tokens"`
+	OutputTokens             int    `json:"output_tokens"`
+	ServiceTier              string `json:"service_tier,omitempty"`
+}
+
+// TextReply answers text.
+func TextReply(text string) Reply { return Reply{Text: text} }
+
+// ToolReply answers a call of the tool name with input.
+func ToolReply(name string, input any) Reply {
+	return Reply{ToolUse: &ToolUse{Name: name, Input: input}}
+}
+
+// ErrorReply answers status with the API's error body for it and, when retryAfter is not
+// empty, a retry-after header.
+func ErrorReply(status int, retryAfter string) Reply {
+	return Reply{Status: status, RetryAfter: retryAfter}
+}
+
+func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
+	// Every request is decoded and kept for the test to look at, even one refused before the
+	// service would read its body.
+	var raw map[string]json.RawMessage
+	var req Request
+	decodeErr := json.NewDecoder(r.Body).Decode(&raw)
+	if decodeErr == nil {
+		body, _ := json.Marshal(raw)
+		decodeErr = json.Unmarshal(body, &req)
+	}
+	req.Header = r.Header.Clone()
+	s.mu.Lock()
+	s.calls++
+	if decodeErr == nil {
+		s.requests = append(s.requests, req)
+	}
+	respond := s.respond
+	s.mu.Unlock()
+
+	if msg := s.checkAuth(r.Header); msg != "" {
+		writeError(w, http.StatusUnauthorized, "authentication_error", msg)
+		return
+	}
+	version := r.Header.Get("anthropic-version")
+	switch {
+	case version == "":
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "anthropic-version: header is required")
+		return
+	case !knownVersions[version]:
+		writeError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("anthropic-version: %q is not a valid version", version))
+		return
+	case decodeErr != nil:
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid request body: "+decodeErr.Error())
+		return
+	}
+
+	if msg := validate(raw, req, version); msg != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", msg)
+		return
+	}
+
+	reply := respond(req)
+	if reply.Delay > 0 {
+		t := time.NewTimer(reply.Delay)
+		select {
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+	h := w.Header()
+	for k, vs := range reply.Header {
+		for _, v := range vs {
+			h.Add(k, v)
+		}
+	}
+	if reply.RetryAfter != "" {
+		h.Set("retry-after", reply.RetryAfter)
+	}
+	if reply.Status >= 400 && reply.Body != "" {
+		w.WriteHeader(reply.Status)
+		_, _ = io.WriteString(w, reply.Body)
+		return
+	}
+	if reply.Status >= 400 {
+		typ, msg := reply.ErrorType, reply.ErrorMessage
+		if typ == "" {
+			typ = errorType(reply.Status)
+		}
+		if msg == "" {
+			msg = defaultMessage(typ)
+		}
+		if reply.Status == http.StatusTooManyRequests {
+			h.Set("anthropic-ratelimit-requests-limit", "50")
+			h.Set("anthropic-ratelimit-requests-remaining", "0")
+		}
+		writeError(w, reply.Status, typ, msg)
+		return
+	}
+	s.answer(w, req, reply)
+}
+
+func (s *Server) checkAuth(h http.Header) string {
+	key := h.Get("x-api-key")
+	if key == "" {
+		// The service also takes the key as a bearer token, which is how the v2 SDK sends it.
+		if v, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok {
+			key = v
+		}
+	}
+	switch {
+	case key == "":
+		return "x-api-key header is required"
+	case key != s.APIKey:
+		return "invalid x-api-key"
+	}
+	return ""
+}
+
+func (s *Server) answer(w http.ResponseWriter, req Request, reply Reply) {
+	s.mu.Lock()
+	s.ids++
+	id := s.ids
+	usage := s.account(req)
+	s.mu.Unlock()
+
+	var content []map[string]any
+	stop := reply.StopReason
+	if stop == "" {
+		stop = "end_turn"
+		if reply.ToolUse != nil {
+			stop = "tool_use"
+		}
+	}
+	outChars := 0
+	if reply.Text != "" || reply.ToolUse == nil {
+		content = append(content, map[string]any{"type": "text", "text": reply.Text})
+		outChars += utf8.RuneCountInString(reply.Text)
+	}
+	if tu := reply.ToolUse; tu != nil {
+		input := tu.Input
+		if input == nil {
+			input = map[string]any{}
+		}
+		in, err := json.Marshal(input)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "api_error", "fake: tool input does not encode: "+err.Error())
+			return
+		}
+		tid := tu.ID
+		if tid == "" {
+			tid = fmt.Sprintf("toolu_fake%04d", id)
+		}
+		content = append(content, map[string]any{"type": "tool_use", "id": tid, "name": tu.Name, "input": json.RawMessage(in)})
+		outChars += runes(tu.Name, string(in))
+	}
+	usage.OutputTokens = max(1, tokens(outChars))
+	if reply.Usage != nil {
+		usage = *reply.Usage
+	}
+	w.Header().Set("request-id", fmt.Sprintf("req_fake%04d", id))
+	writeJSON(w, http.StatusOK, map[string]any{
+		"id":            fmt.Sprintf("msg_fake%04d", id),
+		"type":          "message",
+		"role":          "assistant",
+		"model":         req.Model,
+		"content":       content,
+		"stop_reason":   stop,
+		"stop_sequence": nil,
+		"usage": map[string]any{
+			"input_tokens":                usage.InputTokens,
+			"cache_creation_input_tokens": usage.CacheCreationInputTokens,
+			"cache_read_input_tokens":     usage.CacheReadInputTokens,
+			"cache_creation": map[string]int{
+				"ephemeral_5m_input_tokens": usage.CacheCreationInputTokens,
+				"ephemeral_1h_input_tokens": 0,
+			},
+			"output_tokens": usage.OutputTokens,
+			"service_tier":  "standard",
+		},
+	})
+}
+
+// tokens approximates a token count as ceil(chars/4). The service's tokenizer differs, and it
+// adds tokens of its own (tool-use system prompt, message framing): counts from the fake are
+// only consistent with each other.
+func tokens(chars int) int { return (chars + 3) / 4 }
+
+// segment is one block of the prompt, in the order the service caches it: tools, then system,
+// then messages.
+type segment struct {
+	key   string // what identifies the block's content
+	chars int
+	cache bool // a cache_control breakpoint ends here
+}
+
+func segments(req Request) []segment {
+	var out []segment
+	add := func(key string, chars int, cc *CacheControl) {
+		out = append(out, segment{key: key, chars: chars, cache: cc != nil})
+	}
+	for _, t := range req.Tools {
+		add("tool\x00"+t.Name+"\x00"+t.Description+"\x00"+string(t.InputSchema),
+			runes(t.Name, t.Description, string(t.InputSchema)), t.CacheControl)
+	}
+	for _, b := range req.System {
+		add("system\x00"+b.Text, runes(b.Text), b.CacheControl)
+	}
+	for _, m := range req.Messages {
+		for _, b := range m.Content {
+			key, chars := blockText(b)
+			add(m.Role+"\x00"+b.Type+"\x00"+key, chars, b.CacheControl)
+		}
+	}
+	// Automatic caching: a top-level cache_control puts the breakpoint on the last block.
+	if req.CacheControl != nil && len(out) > 0 {
+		out[len(out)-1].cache = true
+	}
+	return out
+}
+
+// blockText returns what identifies a message block's content, and how many characters of it
+// the model reads.
+func blockText(b Block) (key string, chars int) {
+	switch b.Type {
+	case "tool_use":
+		return b.ID + "\x00" + b.Name + "\x00" + string(b.Input), runes(b.Name, string(b.Input))
+	case "tool_result":
+		var sb strings.Builder
+		sb.WriteString(b.ToolUseID)
+		for _, c := range b.Content {
+			sb.WriteString("\x00" + c.Text)
+			chars += runes(c.Text)
+		}
+		return sb.String(), chars
+	default:
+		return b.Text, runes(b.Text)
+	}
+}
+
+func runes(texts ...string) int {
+	n := 0
+	for _, t := range texts {
+		n += utf8.RuneCountInString(t)
+	}
+	return n
+}
+
+// lookback is how many blocks before a breakpoint the service checks for an earlier cache hit.
+const lookback = 20
+
+// account computes the prompt's usage and writes its breakpoints to the cache, as the service
+// does: the longest cached prefix ending at a block boundary within lookback blocks before a
+// breakpoint is read; the rest up to the last breakpoint is written; what follows is plain
+// input. A prefix shorter than minCacheTokens is never cached. The caller holds s.mu.
+func (s *Server) account(req Request) Usage {
+	segs := segments(req)
+	hashes := make([][32]byte, len(segs))
+	cum := make([]int, len(segs))
+	h := sha256.Sum256([]byte(req.Model))
+	chars := 0
+	lastBP := -1
+	for i, sg := range segs {
+		h = sha256.Sum256(append(h[:], sg.key...))
+		hashes[i] = h
+		chars += sg.chars
+		cum[i] = chars
+		if sg.cache {
+			lastBP = i
+		}
+	}
+	total := tokens(chars)
+	if lastBP < 0 || tokens(cum[lastBP]) < s.minCacheTokens {
+		return Usage{InputTokens: total}
+	}
+	read := 0
+	for i, sg := range segs {
+		if !sg.cache {
+			continue
+		}
+		for j := i; j >= 0 && j > i-lookback; j-- {
+			if s.cached[hashes[j]] {
+				read = max(read, tokens(cum[j]))
+				break
+			}
+		}
+	}
+	written := tokens(cum[lastBP]) - read
+	for i, sg := range segs {
+		if sg.cache && tokens(cum[i]) >= s.minCacheTokens {
+			s.cached[hashes[i]] = true
+		}
+	}
+	return Usage{InputTokens: total - read - written, CacheCreationInputTokens: written, CacheReadInputTokens: read}
+}
+
+func errorType(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "invalid_request_error"
+	case http.StatusUnauthorized:
+		return "authentication_error"
+	case http.StatusForbidden:
+		return "permission_error"
+	case http.StatusNotFound:
+		return "not_found_error"
+	case http.StatusRequestEntityTooLarge:
+		return "request_too_large"
+	case http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case http.StatusGatewayTimeout:
+		return "timeout_error"
+	case 529:
+		return "overloaded_error"
+	default:
+		return "api_error"
+	}
+}
+
+func defaultMessage(typ string) string {
+	switch typ {
+	case "rate_limit_error":
+		return "Number of request tokens has exceeded your per-minute rate limit"
+	case "overloaded_error":
+		return "Overloaded"
+	case "api_error":
+		return "Internal server error"
+	default:
+		return typ
+	}
+}
+
+func writeError(w http.ResponseWriter, status int, typ, msg string) {
+	writeJSON(w, status, map[string]any{
+		"type":       "error",
+		"error":      map[string]string{"type": typ, "message": msg},
+		"request_id": "req_fake_error",
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

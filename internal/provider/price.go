@@ -1,0 +1,128 @@
+package provider
+
+import "strings"
+
+// Price is what a model charges, in USD per million tokens.
+type Price struct {
+	Input      float64 `json:"input" yaml:"input"`             // uncached input
+	Output     float64 `json:"output" yaml:"output"`           // output, reasoning included
+	CacheRead  float64 `json:"cache_read" yaml:"cache_read"`   // input read from the prompt cache
+	CacheWrite float64 `json:"cache_write" yaml:"cache_write"` // input written to the prompt cache
+}
+
+// Prices maps a model name, or the prefix of a family of names, to its price.
+type Prices map[string]Price
+
+// anthropicPrice applies Anthropic's prompt-caching multipliers: a 5-minute cache write costs
+// 1.25x the input price, a cache read 0.1x.
+func anthropicPrice(in, out float64) Price {
+	return Price{Input: in, Output: out, CacheRead: in / 10, CacheWrite: in * 1.25}
+}
+
+// openAIPrice takes the cached-input price as published: OpenAI's discount differs by family
+// (0.5x for gpt-4o and o1, 0.25x for gpt-4.1, o3 and o4-mini, 0.1x for gpt-5). OpenAI does not
+// charge extra to write its cache, so a write costs the input price.
+func openAIPrice(in, cached, out float64) Price {
+	return Price{Input: in, Output: out, CacheRead: cached, CacheWrite: in}
+}
+
+// DefaultPrices is the built-in price list, taken from the Anthropic and OpenAI pricing pages
+// on 2026-11-30 (standard tier, 5-minute cache, no batch discount). Prices change: the config's
+// prices are merged over these (Merge), and a model missing from both has no cost
+// (Cost reports false) rather than a guessed one.
+func DefaultPrices() Prices {
+	return Prices{
+		// Anthropic.
+		"claude-opus-4":     anthropicPrice(15, 75),
+		"claude-opus-4-0":   anthropicPrice(15, 75),
+		"claude-opus-4-1":   anthropicPrice(15, 75),
+		"claude-opus-4-5":   anthropicPrice(5, 25),
+		"claude-opus-4-6":   anthropicPrice(5, 25),
+		"claude-opus-4-7":   anthropicPrice(5, 25),
+		"claude-opus-4-8":   anthropicPrice(5, 25),
+		"claude-opus-5":     anthropicPrice(5, 25),
+		"claude-sonnet-4":   anthropicPrice(3, 15),
+		"claude-sonnet-4-0": anthropicPrice(3, 15),
+		"claude-sonnet-4-5": anthropicPrice(3, 15),
+		"claude-sonnet-4-6": anthropicPrice(3, 15),
+		"claude-sonnet-5":   anthropicPrice(2, 10),
+		"claude-haiku-4-5":  anthropicPrice(1, 5),
+		"claude-3-7-sonnet": anthropicPrice(3, 15),
+		"claude-3-5-sonnet": anthropicPrice(3, 15),
+		"claude-3-5-haiku":  anthropicPrice(0.80, 4),
+		"claude-3-haiku":    anthropicPrice(0.25, 1.25),
+		"claude-3-opus":     anthropicPrice(15, 75),
+		// The 5.5 generation reads its cache at 0.05x the input price.
+		"claude-opus-5-5":   {Input: 4, Output: 20, CacheRead: 0.20, CacheWrite: 5},
+		"claude-sonnet-5-5": {Input: 2, Output: 10, CacheRead: 0.10, CacheWrite: 2.50},
+		// Haiku 5.5 costs 5x more on a prompt over 100k tokens; this is the lower band.
+		"claude-haiku-5-5": anthropicPrice(0.10, 0.50),
+
+		// OpenAI.
+		"gpt-4o":       openAIPrice(2.50, 1.25, 10),
+		"gpt-4o-mini":  openAIPrice(0.15, 0.075, 0.60),
+		"gpt-4.1":      openAIPrice(2, 0.50, 8),
+		"gpt-4.1-mini": openAIPrice(0.40, 0.10, 1.60),
+		"gpt-4.1-nano": openAIPrice(0.10, 0.025, 0.40),
+		"o1":           openAIPrice(15, 7.50, 60),
+		"o3":           openAIPrice(2, 0.50, 8),
+		"o3-mini":      openAIPrice(1.10, 0.55, 4.40),
+		"o4-mini":      openAIPrice(1.10, 0.275, 4.40),
+		"gpt-5":        openAIPrice(1.25, 0.125, 10),
+		"gpt-5-mini":   openAIPrice(0.25, 0.025, 2),
+		"gpt-5-nano":   openAIPrice(0.05, 0.005, 0.40),
+		"gpt-5.1":      openAIPrice(1.25, 0.125, 10),
+		"gpt-5.2":      openAIPrice(1.75, 0.175, 14),
+		"gpt-5.4":      openAIPrice(2.50, 0.25, 15),
+		"gpt-5.4-mini": openAIPrice(0.75, 0.075, 4.50),
+	}
+}
+
+// Lookup finds the price of model: the exact name first, else the longest listed name that
+// model extends at a '-', '@' or ':' boundary, so that a dated snapshot
+// ("claude-sonnet-4-5-20250929", "gpt-4o-2024-08-06") takes its family's price while
+// "gpt-5.4" never takes "gpt-5"'s.
+func (p Prices) Lookup(model string) (Price, bool) {
+	if pr, ok := p[model]; ok {
+		return pr, true
+	}
+	best := ""
+	for name := range p {
+		if len(name) <= len(best) || len(name) >= len(model) || !strings.HasPrefix(model, name) {
+			continue
+		}
+		switch model[len(name)] {
+		case '-', '@', ':':
+			best = name
+		}
+	}
+	if best == "" {
+		return Price{}, false
+	}
+	return p[best], true
+}
+
+// Cost is what u cost on model, in USD; false when the model has no price.
+func (p Prices) Cost(model string, u Usage) (float64, bool) {
+	pr, ok := p.Lookup(model)
+	if !ok {
+		return 0, false
+	}
+	const perToken = 1e-6
+	return (float64(u.InputTokens)*pr.Input +
+		float64(u.OutputTokens)*pr.Output +
+		float64(u.CacheReadTokens)*pr.CacheRead +
+		float64(u.CacheWriteTokens)*pr.CacheWrite) * perToken, true
+}
+
+// Merge returns p with o's entries added over it; neither map is modified.
+func (p Prices) Merge(o Prices) Prices {
+	out := make(Prices, len(p)+len(o))
+	for k, v := range p {
+		out[k] = v
+	}
+	for k, v := range o {
+		out[k] = v
+	}
+	return out
+}

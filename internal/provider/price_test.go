@@ -1,0 +1,101 @@
+package provider
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestLookup(t *testing.T) {
+	t.Parallel()
+	prices := DefaultPrices()
+	tests := []struct {
+		model  string
+		want   string // the entry it must resolve to; "" for none
+		wantOK bool
+	}{
+		{"claude-sonnet-4-5", "claude-sonnet-4-5", true},
+		{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5", true},
+		{"claude-sonnet-4-20250514", "claude-sonnet-4", true},
+		{"claude-opus-4-1-20250805", "claude-opus-4-1", true},
+		{"claude-opus-4-5-20251101", "claude-opus-4-5", true},
+		{"claude-haiku-4-5-20251001", "claude-haiku-4-5", true},
+		{"claude-3-5-haiku-20241022", "claude-3-5-haiku", true},
+		{"claude-3-5-haiku-latest", "claude-3-5-haiku", true},
+		{"claude-opus-5-5", "claude-opus-5-5", true},
+		{"gpt-4o-2024-08-06", "gpt-4o", true},
+		{"gpt-4o-mini-2024-07-18", "gpt-4o-mini", true},
+		{"gpt-4.1-mini-2025-04-14", "gpt-4.1-mini", true},
+		{"o4-mini-2025-04-16", "o4-mini", true},
+		{"o3", "o3", true},
+		{"gpt-5-2025-08-07", "gpt-5", true},
+		// A new version is not its predecessor: unpriced rather than guessed.
+		{"gpt-5.5", "", false},
+		{"gpt-4.10", "", false},
+		{"llama3.1:8b", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.model, func(t *testing.T) {
+			t.Parallel()
+			got, ok := prices.Lookup(tt.model)
+			if ok != tt.wantOK {
+				t.Fatalf("Lookup(%q) ok = %v, want %v", tt.model, ok, tt.wantOK)
+			}
+			if diff := cmp.Diff(prices[tt.want], got); ok && diff != "" {
+				t.Errorf("Lookup(%q) (-want %s +got):\n%s", tt.model, tt.want, diff)
+			}
+		})
+	}
+}
+
+func TestAnthropicCacheMultipliers(t *testing.T) {
+	t.Parallel()
+	p, _ := DefaultPrices().Lookup("claude-sonnet-4-5")
+	want := Price{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}
+	if diff := cmp.Diff(want, p, cmp.Comparer(approx)); diff != "" {
+		t.Errorf("price (-want +got):\n%s", diff)
+	}
+}
+
+func TestCost(t *testing.T) {
+	t.Parallel()
+	prices := Prices{"m": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}
+	tests := []struct {
+		name   string
+		model  string
+		usage  Usage
+		want   float64
+		wantOK bool
+	}{
+		{"all kinds", "m-20250101", Usage{InputTokens: 1_000_000, OutputTokens: 100_000, CacheReadTokens: 2_000_000, CacheWriteTokens: 400_000}, 3 + 1.5 + 0.6 + 1.5, true},
+		{"nothing used", "m", Usage{}, 0, true},
+		{"unknown model", "x", Usage{InputTokens: 5}, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := prices.Cost(tt.model, tt.usage)
+			if ok != tt.wantOK || !approx(got, tt.want) {
+				t.Errorf("Cost = (%v, %v), want (%v, %v)", got, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
+}
+
+func TestMerge(t *testing.T) {
+	t.Parallel()
+	base := Prices{"a": {Input: 1}, "b": {Input: 2}}
+	over := Prices{"b": {Input: 20}, "c": {Input: 3}}
+	got := base.Merge(over)
+	want := Prices{"a": {Input: 1}, "b": {Input: 20}, "c": {Input: 3}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Merge (-want +got):\n%s", diff)
+	}
+	if base["b"].Input != 2 || len(base) != 2 {
+		t.Error("Merge modified its receiver")
+	}
+}
+
+func approx(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
