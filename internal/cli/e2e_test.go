@@ -443,7 +443,7 @@ func TestReviewRecordReplayAndDryRun(t *testing.T) {
 		t.Error("dry run called the provider")
 	}
 	drep := decodeReport(t, []byte(d.out))
-	if !drep.DryRun || drep.Estimate == nil || drep.Estimate.Usage.Requests != 3 || drep.Estimate.Usage.CostUSD <= 0 {
+	if !drep.DryRun || drep.Estimate == nil || drep.Estimate.Usage.Requests != 4 || drep.Estimate.Usage.CacheReadTokens == 0 || drep.Estimate.Usage.CostUSD <= 0 {
 		t.Errorf("dry-run report: dry_run=%v estimate=%+v", drep.DryRun, drep.Estimate)
 	}
 	if reqs, _ := filepath.Glob(filepath.Join(dry, "*.json")); len(reqs) != 3 {

@@ -339,17 +339,7 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 	guard := ledger.NewGuard(client, ledger.Budget{MaxUSD: s.Config.Budget.MaxUSD, MaxTokens: s.Config.Budget.MaxTokens}, prices)
 
 	stop := s.stages.Start("review")
-	results, warm := review.Run(ctx, guard, in, s.Reviewers, review.Options{
-		Model:           s.ModelFor,
-		MaxOutputTokens: s.Config.Budget.MaxOutputTokens,
-		Concurrency:     s.Config.Concurrency,
-		Cost: func(model string, u provider.Usage) float64 {
-			c, _ := prices.Cost(model, u)
-			return c
-		},
-		WarmCache: true,
-		Clock:     s.opts.Now,
-	})
+	results, warm := review.Run(ctx, guard, in, s.Reviewers, s.reviewOptions(prices))
 	stop()
 
 	var raw []finding.Finding
@@ -395,22 +385,37 @@ func (s *Session) DryRun(ctx context.Context, prices provider.Prices) (report.Re
 	reqs := s.Requests(in)
 	rep := s.baseReport(p)
 	rep.DryRun = true
+	per, warm := review.Estimate(in, s.Reviewers, s.reviewOptions(prices), estimatedOutputTokens)
 	est := report.Estimate{OutputTokensPerRequest: estimatedOutputTokens}
 	for i, r := range s.Reviewers {
 		model := s.ModelFor(r)
-		var u provider.Usage
-		for _, req := range reqs[i] {
-			u.Requests++
-			u.InputTokens += int64(provider.EstimateTokens(req))
-			u.OutputTokens += estimatedOutputTokens
-		}
+		u := per[i]
 		u.CostUSD, _ = prices.Cost(model, u)
 		rep.Reviewers = append(rep.Reviewers, reviewerEntry(r, model, report.Reviewer{Units: len(in.Units), Usage: u}))
 		est.Usage = est.Usage.Add(u)
 	}
+	if len(s.Reviewers) > 0 {
+		warm.CostUSD, _ = prices.Cost(s.ModelFor(s.Reviewers[0]), warm)
+	}
+	est.Usage = est.Usage.Add(warm)
 	rep.Estimate = &est
 	rep.Usage = s.usage(provider.Usage{})
 	return rep, reqs
+}
+
+// reviewOptions are the options of the review stage, from the config.
+func (s *Session) reviewOptions(prices provider.Prices) review.Options {
+	return review.Options{
+		Model:           s.ModelFor,
+		MaxOutputTokens: s.Config.Budget.MaxOutputTokens,
+		Concurrency:     s.Config.Concurrency,
+		Cost: func(model string, u provider.Usage) float64 {
+			c, _ := prices.Cost(model, u)
+			return c
+		},
+		WarmCache: true,
+		Clock:     s.opts.Now,
+	}
 }
 
 // estimatedOutputTokens is what a dry run assumes each review answers with.

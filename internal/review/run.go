@@ -72,24 +72,15 @@ func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) (
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 
+	models, byModel := byModel(rs, o.Model)
 	for u := range in.Units {
-		// Group reviewers by model: the cache is per model.
-		byModel := map[string][]int{}
-		var models []string
-		for i, r := range rs {
-			m := o.Model(r)
-			if _, ok := byModel[m]; !ok {
-				models = append(models, m)
-			}
-			byModel[m] = append(byModel[m], i)
-		}
 		for _, m := range models {
 			idx := byModel[m]
 			wg.Add(1)
 			go func(u int, m string, idx []int) {
 				defer wg.Done()
 				first := Request(in, u, rs[idx[0]], m, o.MaxOutputTokens)
-				if o.WarmCache && len(idx) > 1 && prefixTokens(first) >= MinCachedPrefixTokens {
+				if o.WarmCache && warms(first, len(idx)) {
 					sem <- struct{}{}
 					resp, err := c.Complete(ctx, warmup(first))
 					<-sem
@@ -155,6 +146,55 @@ func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) (
 		results[i] = res
 	}
 	return results, warm
+}
+
+// byModel groups reviewers by the model they run on, in order: the prompt cache is per model.
+func byModel(rs []Reviewer, model func(Reviewer) string) ([]string, map[string][]int) {
+	groups := map[string][]int{}
+	var models []string
+	for i, r := range rs {
+		m := model(r)
+		if _, ok := groups[m]; !ok {
+			models = append(models, m)
+		}
+		groups[m] = append(groups[m], i)
+	}
+	return models, groups
+}
+
+// warms says whether a warm-up pays for itself: several reviewers share the prefix, and it is
+// long enough for the provider to cache.
+func warms(first provider.Request, reviewers int) bool {
+	return reviewers > 1 && prefixTokens(first) >= MinCachedPrefixTokens
+}
+
+// Estimate is what Run would use, assuming every answer has outputTokens tokens and the cache
+// works as designed: one warm-up writes each shared prefix, every reviewer reads it. It returns
+// the usage per reviewer (in rs order) and of the warm-ups, without cost.
+func Estimate(in Input, rs []Reviewer, o Options, outputTokens int64) ([]provider.Usage, provider.Usage) {
+	per := make([]provider.Usage, len(rs))
+	var warm provider.Usage
+	models, groups := byModel(rs, o.Model)
+	for u := range in.Units {
+		for _, m := range models {
+			idx := groups[m]
+			first := Request(in, u, rs[idx[0]], m, o.MaxOutputTokens)
+			cached := o.WarmCache && warms(first, len(idx))
+			p := int64(prefixTokens(first))
+			if cached {
+				warm = warm.Add(provider.Usage{Requests: 1, CacheWriteTokens: p, OutputTokens: 1})
+			}
+			for _, i := range idx {
+				total := int64(provider.EstimateTokens(Request(in, u, rs[i], m, o.MaxOutputTokens)))
+				us := provider.Usage{Requests: 1, InputTokens: total, OutputTokens: outputTokens}
+				if cached {
+					us.InputTokens, us.CacheReadTokens = total-p, p
+				}
+				per[i] = per[i].Add(us)
+			}
+		}
+	}
+	return per, warm
 }
 
 // prefixTokens estimates the cacheable prefix of a review request: tools, system and the shared

@@ -146,14 +146,25 @@ func (g *Git) Load(ctx context.Context, base, head string) (Change, error) {
 	if err != nil {
 		return Change{}, fmt.Errorf("read commit messages %s..%s: %w", base, head, err)
 	}
+	// Newest first, as git log lists them: the newest subject titles the range, and the rest
+	// of the messages are its description.
 	msgs := strings.Split(strings.TrimRight(string(log), "\x00\n"), "\x00")
-	for i := range msgs {
-		msgs[i] = strings.TrimSpace(msgs[i])
+	var body []string
+	for i, m := range msgs {
+		m = strings.TrimSpace(m)
+		if m == "" {
+			continue
+		}
+		if i == 0 {
+			subject, rest, _ := strings.Cut(m, "\n")
+			c.Title = subject
+			m = strings.TrimSpace(rest)
+		}
+		if m != "" {
+			body = append(body, m)
+		}
 	}
-	if len(msgs) > 0 && msgs[0] != "" {
-		c.Title = strings.SplitN(msgs[0], "\n", 2)[0]
-		c.Body = strings.Join(msgs, "\n\n---\n\n")
-	}
+	c.Body = strings.Join(body, "\n\n---\n\n")
 	return c, nil
 }
 

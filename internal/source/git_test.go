@@ -1,0 +1,151 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/council-dev/council/internal/diff"
+)
+
+type repo struct {
+	t   *testing.T
+	dir string
+}
+
+func setup(t *testing.T) repo {
+	t.Helper()
+	r := repo{t: t, dir: t.TempDir()}
+	r.git("init", "-q", "-b", "main")
+	return r
+}
+
+func (r repo) git(args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (r repo) write(path, content string) {
+	r.t.Helper()
+	p := filepath.Join(r.dir, path)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	t.Parallel()
+	r := setup(t)
+	r.write("keep.go", "package a\n\nfunc A() {}\n")
+	r.write("old name.go", strings.Repeat("line\n", 20))
+	r.write("gone.txt", "bye\n")
+	r.git("add", "-A")
+	r.git("commit", "-qm", "base")
+	r.git("tag", "base")
+	r.git("checkout", "-qb", "feature")
+	r.write("keep.go", "package a\n\nfunc A() { B() }\n")
+	if err := os.MkdirAll(filepath.Join(r.dir, "dír"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.git("mv", "old name.go", "dír/new name.go")
+	r.git("rm", "-q", "gone.txt")
+	r.write("img.bin", "\x00\x01\x02")
+	r.git("add", "-A")
+	r.git("commit", "-qm", "Feature: call B", "-m", "Because A needs B.")
+	// main moves on after the fork: its commits must not show up as reverted.
+	r.git("checkout", "-q", "main")
+	r.write("later.go", "package a\n")
+	r.git("add", "-A")
+	r.git("commit", "-qm", "later on main")
+
+	ctx := context.Background()
+	g, err := OpenGit(ctx, filepath.Join(r.dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := g.Load(ctx, "main", "feature")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseSHA != r.git("rev-parse", "base") || c.HeadSHA != r.git("rev-parse", "feature") {
+		t.Errorf("base %s head %s: want the merge-base and the feature tip", c.BaseSHA, c.HeadSHA)
+	}
+	if c.Title != "Feature: call B" || c.Body != "Because A needs B." {
+		t.Errorf("title %q body %q", c.Title, c.Body)
+	}
+	type got struct {
+		Path, Old string
+		Status    diff.Status
+		Binary    bool
+	}
+	var files []got
+	for _, f := range c.Files {
+		files = append(files, got{f.Path(), f.OldPath, f.Status, f.Binary})
+	}
+	want := []got{
+		{"dír/new name.go", "old name.go", diff.Renamed, false},
+		{"gone.txt", "gone.txt", diff.Deleted, false},
+		{"img.bin", "", diff.Added, true},
+		{"keep.go", "keep.go", diff.Modified, false},
+	}
+	if d := cmp.Diff(want, files); d != "" {
+		t.Errorf("files (-want +got):\n%s", d)
+	}
+
+	data, err := g.ReadFile(ctx, c.HeadSHA, "dír/new name.go")
+	if err != nil || len(data) != 100 {
+		t.Errorf("ReadFile at head = %d bytes, %v", len(data), err)
+	}
+	if _, err := g.ReadFile(ctx, c.BaseSHA, "dír/new name.go"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadFile of a file missing at base: %v, want fs.ErrNotExist", err)
+	}
+	if files, err := g.ListFiles(ctx, c.HeadSHA, "dír"); err != nil || len(files) != 1 {
+		t.Errorf("ListFiles = %v, %v", files, err)
+	}
+}
+
+func TestRevisionsAreNotOptions(t *testing.T) {
+	t.Parallel()
+	r := setup(t)
+	r.write("a", "a\n")
+	r.git("add", "-A")
+	r.git("commit", "-qm", "a")
+	g, err := OpenGit(context.Background(), r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rev := range []string{"--output=/tmp/x", "-p", "no-such-rev"} {
+		if _, err := g.Resolve(context.Background(), rev); err == nil {
+			t.Errorf("Resolve(%q) succeeded", rev)
+		}
+	}
+	if base, err := g.DefaultBase(context.Background()); err != nil || base != "main" {
+		t.Errorf("DefaultBase = %q, %v; want main", base, err)
+	}
+}
+
+func TestOpenGitOutsideARepository(t *testing.T) {
+	t.Parallel()
+	_, err := OpenGit(context.Background(), t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "--repo") {
+		t.Errorf("err = %v, want a hint at --repo", err)
+	}
+}
