@@ -62,7 +62,7 @@ func demoAnswer(reviewer string) map[string]any {
 	atoi := map[string]any{
 		"path": "handler.go", "line": 40, "quote": `n, _ := strconv.Atoi(r.URL.Query().Get("n"))`,
 		"severity": "medium", "category": "error-handling", "title": "The quantity's parse error is ignored",
-		"body": "A non-numeric `n` becomes 0 and a negative one is accepted, so `/reserve?n=-5` adds stock.",
+		"body":       "A non-numeric `n` becomes 0 and a negative one is accepted, so `/reserve?n=-5` adds stock.",
 		"suggestion": "\tn, err := strconv.Atoi(r.URL.Query().Get(\"n\"))\n\tif err != nil || n <= 0 {\n\t\thttp.Error(w, \"n must be a positive integer\", http.StatusBadRequest)\n\t\treturn\n\t}",
 		"confidence": 0.9,
 	}

@@ -103,7 +103,7 @@ func DefaultModel(provider string) string {
 // Default is the configuration of a repository without .council.yaml.
 func Default() Config {
 	return Config{
-		CouncilName:  "Council",
+		CouncilName: "Council",
 		// Provider and Model stay empty: the caller picks them from flags, else from the
 		// environment (whichever provider has credentials), then DefaultModel.
 		Lenses:       []string{"correctness", "security", "maintainability"},
