@@ -200,7 +200,7 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		if err := writeOutputs(f, o, rep, cfg.CouncilName); err != nil {
 			return err
 		}
-		fmt.Fprintf(f.Err, "council: dry run: %d requests planned, about %s\n", rep.Estimate.Usage.Requests, markdown.Ledger(report.Usage{Usage: rep.Estimate.Usage}))
+		fmt.Fprintf(f.Err, "council: dry run, nothing sent. %s\n", markdown.EstimateLine(*rep.Estimate))
 		return nil
 	}
 

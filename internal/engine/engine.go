@@ -367,14 +367,12 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 			Usage: r.Usage, WallSecs: r.Wall.Seconds(), Succeeded: r.Succeeded,
 		}))
 		total = total.Add(r.Usage)
-		if !r.Succeeded {
-			rep.Degraded = append(rep.Degraded, fmt.Sprintf("reviewer %s failed: its findings are missing from this review", r.Reviewer.Title))
-		} else if len(r.Errors) > 0 {
-			rep.Degraded = append(rep.Degraded, fmt.Sprintf("reviewer %s failed on part of the change: %d of %d units missing", r.Reviewer.Title, len(r.Errors), r.Units))
-		}
 	}
 	rep.Usage = s.usage(total)
 	rep.Usage.CacheWarmup = warm
+	if n := guard.Refused(); n > 0 {
+		rep.Degraded = append(rep.Degraded, fmt.Sprintf("the budget stopped the run: %d model request(s) not sent (budget.max_usd %.2f, budget.max_tokens %d)", n, s.Config.Budget.MaxUSD, s.Config.Budget.MaxTokens))
+	}
 	return rep
 }
 

@@ -73,17 +73,25 @@ type Completer interface {
 	Complete(ctx context.Context, req provider.Request) (provider.Response, error)
 }
 
-// Guard wraps a client so that a request whose estimated prompt would take the run past its
-// budget is refused before it is sent. The estimate counts the prompt at the full input price
-// (no cache discount), so the guard errs on the side of stopping early. The answer's real cost,
-// priced with the same table, is what is added to the spend.
+// Guard wraps a client so that a request that could take the run past its budget is refused
+// before it is sent. It assumes the worst of each request: the prompt at the full input price
+// (no cache discount) and an answer of MaxTokens, so the run stops early rather than late. Once
+// the answer is in, its real cost, priced with the same table, replaces the assumption.
 type Guard struct {
 	next   Completer
 	budget Budget
 	prices provider.Prices
-	mu     sync.Mutex
-	usd    float64
-	tokens int64
+	mu      sync.Mutex
+	usd     float64
+	tokens  int64
+	refused int
+}
+
+// Refused counts the requests the guard did not send.
+func (g *Guard) Refused() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.refused
 }
 
 // NewGuard returns a guard over next.
@@ -93,17 +101,21 @@ func NewGuard(next Completer, b Budget, prices provider.Prices) *Guard {
 
 // Complete sends req unless it would exceed the budget.
 func (g *Guard) Complete(ctx context.Context, req provider.Request) (provider.Response, error) {
-	est := int64(provider.EstimateTokens(req))
+	// The most this request can cost: its prompt at the full input price, and a full answer.
 	price, _ := g.prices.Lookup(req.Model)
-	estUSD := float64(est) * price.Input / 1e6
+	in, out := int64(provider.EstimateTokens(req)), int64(req.MaxTokens)
+	est := in + out
+	estUSD := (float64(in)*price.Input + float64(out)*price.Output) / 1e6
 	g.mu.Lock()
 	if g.budget.MaxUSD > 0 && g.usd+estUSD > g.budget.MaxUSD {
 		err := &BudgetError{Limit: "max_usd", Spent: g.usd, Need: estUSD, Max: g.budget.MaxUSD}
+		g.refused++
 		g.mu.Unlock()
 		return provider.Response{}, err
 	}
 	if g.budget.MaxTokens > 0 && g.tokens+est > g.budget.MaxTokens {
 		err := &BudgetError{Limit: "max_tokens", Spent: float64(g.tokens), Need: float64(est), Max: float64(g.budget.MaxTokens)}
+		g.refused++
 		g.mu.Unlock()
 		return provider.Response{}, err
 	}

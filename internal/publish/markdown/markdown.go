@@ -72,6 +72,12 @@ func Ledger(u report.Usage) string {
 	return "Usage: " + usage(u.Usage) + " · " + seconds(u.WallSeconds)
 }
 
+// EstimateLine is a dry run's expected usage on one line, with the assumption it rests on.
+func EstimateLine(e report.Estimate) string {
+	return fmt.Sprintf("Estimated: %s (assuming %s tokens per answer and a working prompt cache)",
+		usage(e.Usage), thousands(int64(e.OutputTokensPerRequest)))
+}
+
 // printer collects the document as blocks that are joined by blank lines, so that no two
 // Markdown blocks (two callouts, a list and a paragraph) can run into each other.
 type printer struct {
@@ -197,6 +203,15 @@ func (p *printer) reviewer(rv report.Reviewer) {
 	}
 	p.notes(p.r.Owned(rv.Name, finding.OtherNote))
 	p.filtered(p.r.Owned(rv.Name, finding.Filtered))
+	if len(rv.Warnings) > 0 {
+		p.add(fmt.Sprintf("<details><summary>Answer repairs (%d)</summary>", len(rv.Warnings)))
+		lines := make([]string, len(rv.Warnings))
+		for i, w := range rv.Warnings {
+			lines[i] = "- " + oneLine(w)
+		}
+		p.add(lines...)
+		p.add("</details>")
+	}
 
 	if !p.r.DryRun {
 		p.add(fmt.Sprintf("🤖 %s · %d inline comment(s)", p.o.Council, tally.Reported))
@@ -353,7 +368,11 @@ func (p *printer) coverage() {
 		p.add(lines...)
 	}
 
-	p.add(Ledger(p.r.Usage))
+	if p.r.Estimate != nil {
+		p.add(EstimateLine(*p.r.Estimate))
+	} else {
+		p.add(Ledger(p.r.Usage))
+	}
 
 	if len(p.r.Reviewers) > 0 {
 		lines := make([]string, 0, len(p.r.Reviewers))

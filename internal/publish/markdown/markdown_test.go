@@ -152,7 +152,8 @@ func full() report.Report {
 			Confidence: 0.3, Status: finding.Filtered,
 		},
 	}
-	r.Degraded = []string{"reviewer security failed on 2 of 2 units", "2 files skipped (binary, lock file)"}
+	r.Degraded = []string{"budget.max_usd reached: 2 requests not sent"}
+	r.Reviewers[0].Warnings = []string{`finding 3: unknown severity "major" read as high`}
 	return r
 }
 
@@ -174,6 +175,10 @@ func dryRun() report.Report {
 		r.Reviewers[i].WallSecs = 0
 	}
 	r.Usage = report.Usage{WallSeconds: 0.3}
+	r.Estimate = &report.Estimate{
+		Usage:                  provider.Usage{Requests: 5, InputTokens: 1200, OutputTokens: 6001, CacheReadTokens: 16000, CacheWriteTokens: 4000, CostUSD: 0.1234},
+		OutputTokensPerRequest: 1500,
+	}
 	return r
 }
 
