@@ -78,9 +78,9 @@ type Completer interface {
 // (no cache discount) and an answer of MaxTokens, so the run stops early rather than late. Once
 // the answer is in, its real cost, priced with the same table, replaces the assumption.
 type Guard struct {
-	next   Completer
-	budget Budget
-	prices provider.Prices
+	next    Completer
+	budget  Budget
+	prices  provider.Prices
 	mu      sync.Mutex
 	usd     float64
 	tokens  int64
