@@ -505,3 +505,67 @@ func TestReviewConfigComesFromBase(t *testing.T) {
 		t.Errorf("reviewers %+v, council %q: the head's config was applied", rep.Reviewers, rep.Tool.Council)
 	}
 }
+
+func TestReviewWithPersonas(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	// A persona committed at base joins the built-in lenses; one given with --personas too.
+	nell := `name: nell
+kind: persona
+title: Nell
+focus: [simplicity, naming]
+instructions: Review as Nell would.
+voice: ["IIUC", "nit:"]
+`
+	if err := os.MkdirAll(filepath.Join(repo, ".council", "personas"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".council", "personas", "nell.yaml"), []byte(nell), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "checkout", "-q", "v1")
+	git(t, repo, "add", ".council")
+	git(t, repo, "commit", "-qm", "add nell")
+	git(t, repo, "tag", "v1p")
+	git(t, repo, "checkout", "-q", "-b", "pr", "v2")
+
+	fake := anthropictest.New(t, anthropictest.WithRespond(func(req anthropictest.Request) anthropictest.Reply {
+		last := req.Messages[len(req.Messages)-1].Content
+		text := last[len(last)-1].Text
+		switch {
+		case strings.Contains(text, "as Casey now"):
+			if !strings.Contains(text, "WDYT?") || !strings.Contains(text, "time.Sleep in tests") {
+				return anthropictest.TextReply("the persona's voice and pet peeves were not in the prompt")
+			}
+			return anthropictest.ToolReply("submit_review", map[string]any{
+				"summary": "- I think the export endpoint needs a second look. WDYT?",
+				"findings": []any{map[string]any{
+					"path": "handler.go", "line": 54, "quote": "w.Write(data)",
+					"severity": "low", "category": "error-handling", "title": "Write error dropped",
+					"body": "nit: I think we drop the error from `w.Write` here. WDYT?", "confidence": 0.5,
+				}},
+			})
+		case strings.Contains(text, "as Nell now"):
+			return anthropictest.ToolReply("submit_review", map[string]any{"summary": "- IIUC this is fine.", "findings": []any{}})
+		}
+		return anthropictest.ToolReply("submit_review", map[string]any{"findings": []any{}})
+	}))
+	r := council(t, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": fake.URL},
+		"review", "--repo", repo, "--base", "v1p", "--head", "pr", "--lenses", "correctness",
+		"--personas", "../../examples/personas/casey.yaml")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s\nout:\n%s", r.code, r.err, r.out)
+	}
+	for _, s := range []string{
+		"Council · Nell", "Nell · simulated reviewer · simplicity · naming", "IIUC this is fine.",
+		"Council · Casey", "> [!WARNING]", "Casey · simulated reviewer", "**Casey** — Write error dropped",
+		"nit: I think we drop the error", "1 potential issue",
+	} {
+		if !strings.Contains(r.out, s) {
+			t.Errorf("output lacks %q", s)
+		}
+	}
+	if calls := fake.Calls(); calls != 4 {
+		t.Errorf("fake saw %d calls, want a warm-up and 3 reviewers", calls)
+	}
+}

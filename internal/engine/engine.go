@@ -110,8 +110,9 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 	return s, nil
 }
 
-// loadConfig reads .council.yaml from the base revision: the change under review must not be
-// able to rewrite its own reviewer's configuration.
+// loadConfig reads .council.yaml from the base revision (the commit --base names, as a pull
+// request's base branch): the change under review must not be able to rewrite its own
+// reviewer's configuration.
 func (s *Session) loadConfig(ctx context.Context) (config.Config, error) {
 	if s.opts.ConfigPath != "" {
 		data, err := os.ReadFile(s.opts.ConfigPath)
@@ -120,14 +121,14 @@ func (s *Session) loadConfig(ctx context.Context) (config.Config, error) {
 		}
 		return config.Parse(s.opts.ConfigPath, data)
 	}
-	data, err := s.git.ReadFile(ctx, s.Change.BaseSHA, ConfigFile)
+	data, err := s.git.ReadFile(ctx, s.Change.BaseTip, ConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return config.Default(), nil
 	}
 	if err != nil {
 		return config.Config{}, fmt.Errorf("read %s at base: %w", ConfigFile, err)
 	}
-	return config.Parse(ConfigFile+"@"+short(s.Change.BaseSHA), data)
+	return config.Parse(ConfigFile+"@"+short(s.Change.BaseTip), data)
 }
 
 func (s *Session) applyOverrides() {
@@ -225,7 +226,7 @@ func (s *Session) loadReviewers(ctx context.Context) ([]review.Reviewer, error) 
 func (s *Session) readDocs(ctx context.Context, dir string, listed []string) ([]review.Reviewer, error) {
 	files := listed
 	if len(files) == 0 {
-		all, err := s.git.ListFiles(ctx, s.Change.BaseSHA, dir)
+		all, err := s.git.ListFiles(ctx, s.Change.BaseTip, dir)
 		if err != nil {
 			return nil, err
 		}
@@ -241,9 +242,9 @@ func (s *Session) readDocs(ctx context.Context, dir string, listed []string) ([]
 	}
 	docs := map[string][]byte{}
 	for _, f := range files {
-		data, err := s.git.ReadFile(ctx, s.Change.BaseSHA, f)
+		data, err := s.git.ReadFile(ctx, s.Change.BaseTip, f)
 		if err != nil {
-			return nil, fmt.Errorf("read reviewer document %s at base %s: %w", f, short(s.Change.BaseSHA), err)
+			return nil, fmt.Errorf("read reviewer document %s at base %s: %w", f, short(s.Change.BaseTip), err)
 		}
 		docs[f] = data
 	}

@@ -23,6 +23,7 @@ type Change struct {
 	Base    string // the base revision as given
 	Head    string
 	BaseSHA string // the merge-base of base and head: what the diff is taken against
+	BaseTip string // the commit base names: where trusted config and instructions are read
 	HeadSHA string
 	Title   string // untrusted: from the PR or the head commit
 	Body    string // untrusted: the PR body or the range's commit messages
@@ -141,7 +142,7 @@ func (g *Git) Load(ctx context.Context, base, head string) (Change, error) {
 	if err != nil {
 		return Change{}, fmt.Errorf("read change %s..%s: %w", base, head, err)
 	}
-	c := Change{Repo: g.dir, Base: base, Head: head, BaseSHA: baseSHA, HeadSHA: headSHA, Files: files}
+	c := Change{Repo: g.dir, Base: base, Head: head, BaseSHA: baseSHA, BaseTip: baseTip, HeadSHA: headSHA, Files: files}
 	log, err := g.run(ctx, "log", "--no-color", "--format=%s%n%n%b%x00", baseSHA+".."+headSHA)
 	if err != nil {
 		return Change{}, fmt.Errorf("read commit messages %s..%s: %w", base, head, err)

@@ -85,8 +85,8 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BaseSHA != r.git("rev-parse", "base") || c.HeadSHA != r.git("rev-parse", "feature") {
-		t.Errorf("base %s head %s: want the merge-base and the feature tip", c.BaseSHA, c.HeadSHA)
+	if c.BaseSHA != r.git("rev-parse", "base") || c.HeadSHA != r.git("rev-parse", "feature") || c.BaseTip != r.git("rev-parse", "main") {
+		t.Errorf("base %s (tip %s) head %s: want the merge-base, main's tip and the feature tip", c.BaseSHA, c.BaseTip, c.HeadSHA)
 	}
 	if c.Title != "Feature: call B" || c.Body != "Because A needs B." {
 		t.Errorf("title %q body %q", c.Title, c.Body)
