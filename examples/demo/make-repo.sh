@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the demo repository in DIR (default: a new temporary directory) and prints its path.
-# Commits use fixed names and dates, so the SHAs, and with them the recorded requests, are the
-# same on every machine. Tags: v1 (base) and v2 (head).
+# Builds the demo repository in DIR (default: "inventory" in a new temporary directory) and
+# prints its path. Commits use fixed names and dates, so the SHAs, and with them the recorded
+# requests, are the same on every machine (the prompt names the repository by its directory's
+# name, so keep it "inventory" to replay the recording). Tags: v1 (base) and v2 (head).
 set -euo pipefail
-dir=${1:-$(mktemp -d "${TMPDIR:-/tmp}/council-demo.XXXXXX")}
+dir=${1:-$(mktemp -d "${TMPDIR:-/tmp}/council-demo.XXXXXX")/inventory}
 mkdir -p "$dir"
 cd "$dir"
 export GIT_AUTHOR_NAME="Demo Author" GIT_AUTHOR_EMAIL="demo@example.com"

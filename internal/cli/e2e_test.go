@@ -23,7 +23,7 @@ import (
 // base, v2 the head.
 func demoRepo(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "inventory")
 	out, err := exec.Command("bash", "../../examples/demo/make-repo.sh", dir).CombinedOutput()
 	if err != nil {
 		t.Fatalf("make demo repo: %v\n%s", err, out)

@@ -10,6 +10,7 @@ package markdown
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -201,6 +202,7 @@ func (p *printer) reviewer(rv report.Reviewer) {
 	for _, f := range p.r.Owned(rv.Name, finding.Reported) {
 		p.inline(rv, f)
 	}
+	p.shared(rv)
 	p.notes(p.r.Owned(rv.Name, finding.OtherNote))
 	p.filtered(p.r.Owned(rv.Name, finding.Filtered))
 	if len(rv.Warnings) > 0 {
@@ -319,6 +321,26 @@ func (p *printer) filtered(fs []finding.Finding) {
 	p.add(fmt.Sprintf("<details%s><summary>Filtered (%d)</summary>", open, len(fs)))
 	p.add(lines...)
 	p.add("</details>")
+}
+
+// shared lists the findings this reviewer raised too but another reviewer owns, so that a
+// reviewer whose every finding merged into another's does not look as if it found nothing.
+func (p *printer) shared(rv report.Reviewer) {
+	var lines []string
+	for _, f := range p.r.Findings {
+		if f.Status == finding.Filtered || f.Owner() == rv.Name || !slices.Contains(f.Lenses, rv.Name) {
+			continue
+		}
+		owner := f.Owner()
+		if o, ok := p.r.Reviewer(owner); ok {
+			owner = title(o)
+		}
+		lines = append(lines, fmt.Sprintf("- %s — %s (under %s)", code(location(f)), oneLine(f.Title), owner))
+	}
+	if len(lines) > 0 {
+		p.add("**Also raised, shown under another reviewer:**")
+		p.add(lines...)
+	}
 }
 
 func (p *printer) alsoRaisedBy(f finding.Finding) string {
