@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -393,6 +394,27 @@ func TestReviewRetriesRateLimits(t *testing.T) {
 	}
 	if fake.Calls() != 6 {
 		t.Errorf("fake saw %d calls, want 6: two 429s, a warm-up and three reviewers", fake.Calls())
+	}
+	if n := strings.Count(r.err, "rate limited"); n != 2 || !strings.Contains(r.err, "retrying in") {
+		t.Errorf("stderr reports %d rate limits, want 2 with their retry:\n%s", n, r.err)
+	}
+}
+
+func TestReviewInterrupted(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	fake := anthropictest.New(t, anthropictest.WithRespond(func(anthropictest.Request) anthropictest.Reply {
+		return anthropictest.Reply{Text: "too late", Delay: time.Minute}
+	}))
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	var out, errb bytes.Buffer
+	f := &Factory{Out: &out, Err: &errb, NewClient: newSDKClient, Getenv: func(k string) string {
+		return map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": fake.URL}[k]
+	}}
+	code := Run(ctx, f, []string{"review", "--repo", repo, "--base", "v1", "--head", "v2"})
+	if code != ExitInterrupted {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitInterrupted, errb.String())
 	}
 }
 

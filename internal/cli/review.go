@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -219,7 +221,15 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		if err != nil {
 			return usagef("set up %s provider: %v", cfg.Provider, err)
 		}
-		client = provider.WithRetry(c, provider.RetryOptions{})
+		var mu sync.Mutex
+		client = provider.WithRetry(c, provider.RetryOptions{
+			OnRetry: func(attempt int, wait time.Duration, err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				fmt.Fprintf(f.Err, "council: %v; retrying in %s (attempt %d of %d)\n",
+					err, wait.Round(time.Millisecond), attempt+1, provider.DefaultMaxAttempts)
+			},
+		})
 		if o.RecordDir != "" {
 			client = provider.Record(client, cfg.Provider, o.RecordDir)
 		}
