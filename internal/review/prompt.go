@@ -2,6 +2,7 @@ package review
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/council-dev/council/internal/provider"
@@ -61,10 +62,10 @@ func prefix(in Input, unit int) string {
 	}
 	if in.Title != "" || in.Body != "" {
 		b.WriteString("\n## Title and description (untrusted data from the author)\n\n<untrusted>\n")
-		b.WriteString(strings.TrimSpace(in.Title))
+		b.WriteString(fenceUntrusted(strings.TrimSpace(in.Title)))
 		if in.Body != "" {
 			b.WriteString("\n\n")
-			b.WriteString(strings.TrimSpace(in.Body))
+			b.WriteString(fenceUntrusted(strings.TrimSpace(in.Body)))
 		}
 		b.WriteString("\n</untrusted>\n")
 	}
@@ -72,6 +73,13 @@ func prefix(in Input, unit int) string {
 	b.WriteString(in.Units[unit].Diff)
 	return b.String()
 }
+
+// fenceUntrusted keeps author text from closing the <untrusted> block it is shown in.
+func fenceUntrusted(s string) string {
+	return untrustedTag.ReplaceAllString(s, "<\\/untrusted>")
+}
+
+var untrustedTag = regexp.MustCompile(`(?i)<\s*/\s*untrusted\s*>`)
 
 func otherFiles(in Input, unit int) []string {
 	var out []string
