@@ -260,13 +260,13 @@ func outcome(rep report.Report, o *ReviewOptions) error {
 			succeeded++
 		}
 	}
-	if failed > 0 && !(o.AllowPartial && succeeded > 0) {
+	if failed > 0 && (!o.AllowPartial || succeeded == 0) {
 		return &exitError{code: ExitIncomplete, msg: fmt.Sprintf("%d of %d reviewers failed (see the review's warnings); --allow-partial accepts a partial review", failed, len(rep.Reviewers))}
 	}
 	if o.FailOn != "" {
 		floor, _ := finding.ParseSeverity(o.FailOn)
-		if max := rep.MaxSeverity(); max != "" && max.Rank() >= floor.Rank() {
-			return &exitError{code: ExitFindings, msg: fmt.Sprintf("found a %s finding (--fail-on %s)", max, o.FailOn)}
+		if worst := rep.MaxSeverity(); worst != "" && worst.Rank() >= floor.Rank() {
+			return &exitError{code: ExitFindings, msg: fmt.Sprintf("found a %s finding (--fail-on %s)", worst, o.FailOn)}
 		}
 	}
 	return nil

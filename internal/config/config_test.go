@@ -155,7 +155,7 @@ func TestParseErrors(t *testing.T) {
 		},
 		{
 			name: "unknown key in a map value",
-			in:   "reviewers:\n  security: { modle: o3 }\n",
+			in:   "reviewers:\n  security: { modle: o3 }\n", //nolint:misspell // the typo is the test
 			want: ".council.yaml:2:15: reviewers.security.modle: unknown key (allowed: model)",
 			key:  "reviewers.security.modle",
 		},

@@ -78,7 +78,7 @@ func checkGlob(pattern string) error {
 			return fmt.Errorf("%q: \"**\" must be a whole path segment (\"a/**/b\", not \"a**\")", pattern)
 		}
 		if _, err := path.Match(seg, ""); err != nil {
-			return fmt.Errorf("%q is not a valid glob: %v (segment %q)", pattern, err, seg)
+			return fmt.Errorf("%q is not a valid glob: %w (segment %q)", pattern, err, seg)
 		}
 	}
 	return nil

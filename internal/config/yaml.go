@@ -368,9 +368,9 @@ func describe(n ast.Node) string {
 }
 
 func clip(s string) string {
-	const max = 60
-	if r := []rune(s); len(r) > max {
-		return string(r[:max]) + "…"
+	const limit = 60
+	if r := []rune(s); len(r) > limit {
+		return string(r[:limit]) + "…"
 	}
 	return s
 }

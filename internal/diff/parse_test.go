@@ -16,9 +16,11 @@ const (
 	symlink fs.FileMode = 0o120000
 )
 
-func ctx(old, new int, text string) Line { return Line{Op: Context, Text: text, Old: old, New: new} }
-func add(new int, text string) Line      { return Line{Op: Add, Text: text, New: new} }
-func del(old int, text string) Line      { return Line{Op: Delete, Text: text, Old: old} }
+func ctx(oldN, newN int, text string) Line {
+	return Line{Op: Context, Text: text, Old: oldN, New: newN}
+}
+func add(newN int, text string) Line { return Line{Op: Add, Text: text, New: newN} }
+func del(old int, text string) Line  { return Line{Op: Delete, Text: text, Old: old} }
 
 // fixture reads testdata/name.patch, written by testdata/gen.sh from real git.
 func fixture(t testing.TB, name string) []byte {

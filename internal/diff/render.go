@@ -197,8 +197,8 @@ func writeExtra(b *strings.Builder, head []string, r lineRange, w int) {
 	}
 }
 
-func writeNumbers(b *strings.Builder, old, new, w int) {
-	for _, n := range [2]int{old, new} {
+func writeNumbers(b *strings.Builder, oldN, newN, w int) {
+	for _, n := range [2]int{oldN, newN} {
 		s := ""
 		if n > 0 {
 			s = strconv.Itoa(n)

@@ -177,7 +177,7 @@ func TestWithRetryCancel(t *testing.T) {
 		t.Parallel()
 		ctx, cancel := context.WithCancel(context.Background())
 		next := &scripted{errs: []error{&ServerError{Status: 500}}}
-		opts := RetryOptions{Sleep: func(ctx context.Context, d time.Duration) error {
+		opts := RetryOptions{Sleep: func(ctx context.Context, _ time.Duration) error {
 			cancel()
 			return ctx.Err()
 		}}

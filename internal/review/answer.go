@@ -569,10 +569,10 @@ func number(v json.RawMessage) (float64, bool) {
 }
 
 func excerptShort(s string) string {
-	const max = 40
+	const limit = 40
 	s = strings.ToValidUTF8(s, "\uFFFD")
-	if r := []rune(s); len(r) > max {
-		return string(r[:max]) + "…"
+	if r := []rune(s); len(r) > limit {
+		return string(r[:limit]) + "…"
 	}
 	return s
 }

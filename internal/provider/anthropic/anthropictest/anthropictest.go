@@ -24,7 +24,7 @@ import (
 )
 
 // DefaultAPIKey is the key a Server accepts unless WithAPIKey says otherwise.
-const DefaultAPIKey = "sk-ant-test-fake-0000000000"
+const DefaultAPIKey = "sk-ant-test-fake-0000000000" //nolint:gosec // a fake key the fake accepts, never a real one
 
 // DefaultMinCacheTokens is the shortest prefix the service caches (Claude Sonnet and Opus 4;
 // some models need 2048 or 4096).

@@ -149,7 +149,7 @@ func TestRules(t *testing.T) {
 
 func TestResponseShape(t *testing.T) {
 	t.Parallel()
-	s := anthropictest.New(t, anthropictest.WithRespond(func(req anthropictest.Request) anthropictest.Reply {
+	s := anthropictest.New(t, anthropictest.WithRespond(func(anthropictest.Request) anthropictest.Reply {
 		return anthropictest.Reply{Text: "calling", ToolUse: &anthropictest.ToolUse{ID: "toolu_x", Name: "report", Input: map[string]int{"n": 1}}}
 	}))
 	r := post(t, s, nil, `{"model":"claude-x","max_tokens":5,"tools":[{"name":"report","input_schema":{"type":"object"}}],`+hello+`}`)

@@ -131,7 +131,7 @@ func validateMessages(msgs []Message) string {
 			return fmt.Sprintf(`messages: roles must alternate between "user" and "assistant", but found multiple %q roles in a row`, m.Role)
 		}
 		last := i == len(msgs)-1
-		if len(m.Content) == 0 && !(last && m.Role == "assistant") {
+		if len(m.Content) == 0 && (!last || m.Role != "assistant") {
 			return fmt.Sprintf("messages.%d: all messages must have non-empty content except for the optional final assistant message", i)
 		}
 		for j, b := range m.Content {

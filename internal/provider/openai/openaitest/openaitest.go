@@ -25,7 +25,7 @@ import (
 )
 
 // DefaultAPIKey is the key a Server accepts unless WithAPIKey says otherwise.
-const DefaultAPIKey = "sk-test-fake-openai-0000000000"
+const DefaultAPIKey = "sk-test-fake-openai-0000000000" //nolint:gosec // a fake key the fake accepts, never a real one
 
 // BasePath is where the fake serves, as OpenAI serves under /v1: a client that drops or
 // doubles the base URL's path misses it.

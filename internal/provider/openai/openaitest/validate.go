@@ -127,7 +127,7 @@ func validateMessages(msgs []Message) (apiError, bool) {
 			}
 		case "tool":
 			if lastCalls == nil || (i > 0 && msgs[i-1].Role != "assistant" && msgs[i-1].Role != "tool") {
-				return invalid(fmt.Sprintf("messages.[%d].role", i), "", "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.")
+				return invalid(fmt.Sprintf("messages.[%d].role", i), "", "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.") //nolint:misspell // OpenAI's own wording
 			}
 			if !lastCalls[m.ToolCallID] {
 				return invalid(fmt.Sprintf("messages.[%d].tool_call_id", i), "", "Invalid parameter: 'tool_call_id' of '%s' not found in 'tool_calls' of previous message.", m.ToolCallID)
