@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/provider"
 )
 
@@ -94,19 +93,13 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 
-// usageError marks an error as the user's to fix before anything runs.
-type usageError struct{ err error }
+func usagef(format string, a ...any) error { return fmt.Errorf(format, a...) }
 
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
-func usagef(format string, a ...any) error { return &usageError{fmt.Errorf(format, a...)} }
-
-// ExitCode maps an error to the process's exit code. It is the only place that does.
+// ExitCode maps an error to the process's exit code. It is the only place that does. Errors
+// that reach it without an exit code of their own happened before any reviewer ran (flags,
+// credentials, config, reviewer documents, repository, revisions): they are the user's to fix.
 func ExitCode(ctx context.Context, err error) int {
 	var ee *exitError
-	var ue *usageError
-	var ce *config.Error
 	switch {
 	case err == nil:
 		return ExitOK
@@ -114,10 +107,7 @@ func ExitCode(ctx context.Context, err error) int {
 		return ee.code
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.As(err, &ue), errors.As(err, &ce):
-		return ExitUsage
 	default:
-		// Errors before the reviewers ran (repository, revisions, documents) are the user's to fix.
 		return ExitUsage
 	}
 }

@@ -61,7 +61,6 @@ type Session struct {
 	Change    source.Change
 	Config    config.Config
 	Reviewers []review.Reviewer
-	Skipped   []plan.Skip // personas or lenses that could not run are errors, not skips
 
 	git    *source.Git
 	opts   Options
