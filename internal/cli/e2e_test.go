@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/council-dev/council/internal/finding"
@@ -302,7 +303,9 @@ func TestReviewExitCodes(t *testing.T) {
 
 func TestReviewWithoutCredentialsStopsBeforeWork(t *testing.T) {
 	t.Parallel()
-	r := council(t, map[string]string{}, "review", "--repo", "/nonexistent")
+	repo := demoRepo(t)
+	rec := t.TempDir()
+	r := council(t, map[string]string{}, "review", "--repo", repo, "--base", "v1", "--head", "v2", "--record", rec)
 	if r.code != ExitUsage {
 		t.Fatalf("exit %d, want %d", r.code, ExitUsage)
 	}
@@ -311,8 +314,44 @@ func TestReviewWithoutCredentialsStopsBeforeWork(t *testing.T) {
 			t.Errorf("message lacks %s:\n%s", s, r.err)
 		}
 	}
-	if strings.Contains(r.err, "nonexistent") {
-		t.Errorf("it looked at the repository before checking credentials:\n%s", r.err)
+	if files, _ := os.ReadDir(rec); len(files) != 0 || strings.Contains(r.err, "reviewing") {
+		t.Errorf("work started without credentials: %d exchanges recorded\n%s", len(files), r.err)
+	}
+}
+
+func TestReviewBaseURLFromConfig(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	// A keyless local server named only in the config: no environment at all.
+	fake := openaitest.New(t, openaitest.WithNoAuth(), openaitest.WithRespond(func(req openaitest.Request) openaitest.Reply {
+		body, _ := json.Marshal(demoAnswer(reviewerOf(req.Messages[len(req.Messages)-1].Text())))
+		return openaitest.TextReply(string(body))
+	}))
+	cfg := filepath.Join(t.TempDir(), "council.yaml")
+	yaml := "provider: openai\nmodel: qwen2.5-coder\nbase_url: " + fake.URL + "\nprices:\n  qwen2.5-coder: {input: 0, output: 0}\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := council(t, map[string]string{}, "review", "--repo", repo, "--base", "v1", "--head", "v2", "--config", cfg, "--format", "json")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.err)
+	}
+	rep := decodeReport(t, []byte(r.out))
+	if rep.Reviewers[0].Model != "qwen2.5-coder" || len(rep.Degraded) != 0 || fake.Calls() == 0 {
+		t.Errorf("model %s, degraded %v, calls %d", rep.Reviewers[0].Model, rep.Degraded, fake.Calls())
+	}
+
+	// Without a price the cost is unknown: the run says so, and refuses a USD budget.
+	if err := os.WriteFile(cfg, []byte("provider: openai\nmodel: qwen2.5-coder\nbase_url: "+fake.URL+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = council(t, map[string]string{}, "review", "--repo", repo, "--base", "v1", "--head", "v2", "--config", cfg, "--format", "json")
+	if rep := decodeReport(t, []byte(r.out)); len(rep.Degraded) != 1 || !strings.Contains(rep.Degraded[0], "qwen2.5-coder has no price") {
+		t.Errorf("degraded = %v", rep.Degraded)
+	}
+	r = council(t, map[string]string{}, "review", "--repo", repo, "--base", "v1", "--head", "v2", "--config", cfg, "--max-usd", "1")
+	if r.code != ExitUsage || !strings.Contains(r.err, "prices:") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.err)
 	}
 }
 
@@ -589,5 +628,66 @@ voice: ["IIUC", "nit:"]
 	}
 	if calls := fake.Calls(); calls != 4 {
 		t.Errorf("fake saw %d calls, want a warm-up and 3 reviewers", calls)
+	}
+}
+
+func TestReviewModelsAndReviewerSelection(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cfg := write("c.yaml", "provider: anthropic\nmodel: claude-haiku-4-5\nreviewers:\n  security: {model: claude-opus-4-1}\n")
+	models := func(args ...string) (map[string]string, run) {
+		r := council(t, map[string]string{}, append([]string{"review", "--repo", repo, "--base", "v1", "--head", "v2", "--dry-run", "--format", "json"}, args...)...)
+		out := map[string]string{}
+		if r.code == ExitOK {
+			for _, rv := range decodeReport(t, []byte(r.out)).Reviewers {
+				out[rv.Name] = rv.Model
+			}
+		}
+		return out, r
+	}
+
+	tests := []struct {
+		name string
+		args []string
+		want map[string]string
+	}{
+		{"per-reviewer override", []string{"--config", cfg},
+			map[string]string{"correctness": "claude-haiku-4-5", "security": "claude-opus-4-1", "maintainability": "claude-haiku-4-5"}},
+		{"--model applies to every reviewer", []string{"--config", cfg, "--model", "claude-sonnet-4-5"},
+			map[string]string{"correctness": "claude-sonnet-4-5", "security": "claude-sonnet-4-5", "maintainability": "claude-sonnet-4-5"}},
+		{"--provider drops the other provider's models", []string{"--config", cfg, "--provider", "openai"},
+			map[string]string{"correctness": "gpt-4.1", "security": "gpt-4.1", "maintainability": "gpt-4.1"}},
+		{"personas only", []string{"--config", write("p.yaml", "lenses: []\n"), "--personas", "../../examples/personas/casey.yaml"},
+			map[string]string{"casey": "claude-sonnet-4-5"}},
+	}
+	for _, tt := range tests {
+		got, r := models(tt.args...)
+		if d := cmp.Diff(tt.want, got); d != "" {
+			t.Errorf("%s: models (-want +got):\n%s\nstderr: %s", tt.name, d, r.err)
+		}
+	}
+
+	bad := []struct {
+		name, config, wantErr string
+		args                  []string
+	}{
+		{"unknown reviewer override", "reviewers:\n  securty: {model: x}\n", "reviewers.securty names no lens or persona", nil},
+		{"no reviewers", "lenses: []\n", "no reviewers to run", nil},
+		{"a lens given as a persona", "", `kind is "lens"`, []string{"--personas", write("l.yaml", "name: extra\nkind: lens\ntitle: Extra\ninstructions: x\n")}},
+	}
+	for _, tt := range bad {
+		args := append([]string{"--config", write(tt.name+".yaml", tt.config)}, tt.args...)
+		_, r := models(args...)
+		if r.code != ExitUsage || !strings.Contains(r.err, tt.wantErr) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d with %q", tt.name, r.code, r.err, ExitUsage, tt.wantErr)
+		}
 	}
 }

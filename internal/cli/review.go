@@ -70,8 +70,9 @@ Configuration and reviewer documents are read from the base revision, never from
   # see what would be sent and what it would cost, without calling a model
   council review --dry-run
 
-  # replay a recorded review offline
-  council review --repo examples/demo --base v1 --head v2 --replay examples/demo-recording`,
+  # record a review, then reproduce it offline (examples/demo/replay.sh replays a demo)
+  council review --record rec/
+  council review --replay rec/`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.formatSet = cmd.Flags().Changed("format")
@@ -157,16 +158,6 @@ and choose with --provider anthropic|openai; or use --dry-run or --replay DIR to
 
 func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 	offline := o.DryRun || o.ReplayDir != ""
-	// Fail before doing any work when no provider could possibly be reached.
-	if !offline && o.Provider == "" && !anyCredentials(f.Getenv) {
-		return usagef("%s", credentialsHelp)
-	}
-	if o.Provider != "" && !offline {
-		if s := settings(f.Getenv, o.Provider); s.APIKey == "" && s.BaseURL == "" {
-			return usagef("%s", credentialsHelp)
-		}
-	}
-
 	sess, err := engine.Open(ctx, engine.Options{
 		Repo: o.Repo, Base: o.Base, Head: o.Head, ConfigPath: o.ConfigPath,
 		Provider: o.Provider, DefaultProvider: envProvider(f.Getenv), Model: o.Model,
@@ -187,6 +178,21 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		o.FailOn = string(cfg.Output.FailOn)
 	}
 	prices := provider.DefaultPrices().Merge(configPrices(cfg.Prices))
+	// Only local reads so far: stop here, before any model work, when no provider can be reached.
+	s := settings(f.Getenv, cfg.Provider)
+	if cfg.BaseURL != "" {
+		s.BaseURL = cfg.BaseURL
+	}
+	if !offline && s.APIKey == "" && s.BaseURL == "" {
+		return usagef("%s", credentialsHelp)
+	}
+	if cfg.Budget.MaxUSD > 0 {
+		for _, r := range sess.Reviewers {
+			if m := sess.ModelFor(r); !hasPrice(prices, m) {
+				return usagef("budget.max_usd cannot limit model %q: it has no price; add it under prices: in .council.yaml (USD per million tokens)", m)
+			}
+		}
+	}
 
 	if o.DryRun {
 		rep, reqs := sess.DryRun(ctx, prices)
@@ -210,13 +216,6 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 	if o.ReplayDir != "" {
 		client = provider.Replay(cfg.Provider, o.ReplayDir)
 	} else {
-		s := settings(f.Getenv, cfg.Provider)
-		if cfg.BaseURL != "" {
-			s.BaseURL = cfg.BaseURL
-		}
-		if s.APIKey == "" && s.BaseURL == "" {
-			return usagef("%s", credentialsHelp)
-		}
 		c, err := f.NewClient(cfg.Provider, s)
 		if err != nil {
 			return usagef("set up %s provider: %v", cfg.Provider, err)
@@ -235,8 +234,8 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		}
 	}
 
-	fmt.Fprintf(f.Err, "council: reviewing %d files of %s..%s with %d reviewers on %s\n",
-		len(sess.Change.Files), sess.Change.Base, sess.Change.Head, len(sess.Reviewers), cfg.Model)
+	fmt.Fprintf(f.Err, "council: reviewing %s..%s (%s changed) with %s on %s\n", sess.Change.Base, sess.Change.Head,
+		plural(len(sess.Change.Files), "file"), plural(len(sess.Reviewers), "reviewer"), cfg.Model)
 	rep := sess.Run(ctx, client, prices)
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -327,13 +326,16 @@ func configPrices(in map[string]config.Price) provider.Prices {
 	return out
 }
 
-func anyCredentials(getenv func(string) string) bool {
-	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL"} {
-		if getenv(k) != "" {
-			return true
-		}
+func hasPrice(p provider.Prices, model string) bool {
+	_, ok := p.Lookup(model)
+	return ok
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
 	}
-	return false
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // envProvider is the provider used when neither --provider nor the config names one: whichever

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/council-dev/council/internal/finding"
+	"github.com/council-dev/council/internal/glob"
 )
 
 // Config is the content of .council.yaml.
@@ -230,7 +231,7 @@ func (c Config) validate(doc *Document) error {
 		pats []string
 	}{{"include", c.Paths.Include}, {"exclude", c.Paths.Exclude}} {
 		for i, p := range list.pats {
-			if err := checkGlob(p); err != nil {
+			if err := glob.Validate(p); err != nil {
 				bad(err.Error(), "paths", list.key, i)
 			}
 		}

@@ -481,42 +481,6 @@ func TestDecodeStringTag(t *testing.T) {
 	}
 }
 
-func TestMatch(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		pattern, name string
-		want          bool
-	}{
-		{"**", "main.go", true},
-		{"**", "a/b/c.go", true},
-		{"*.go", "main.go", true},
-		{"*.go", "cmd/main.go", false},
-		{"**/*.go", "main.go", true},
-		{"**/*.go", "cmd/council/main.go", true},
-		{"**/*.pb.go", "api/v1/x.pb.go", true},
-		{"**/*.pb.go", "api/v1/x.go", false},
-		{"docs/generated/**", "docs/generated/a/b.md", true},
-		{"docs/generated/**", "docs/other/b.md", false},
-		{"a/**/b", "a/b", true},
-		{"a/**/b", "a/x/y/b", true},
-		{"a/**/b", "a/x/y/c", false},
-		{"a/**/**/b", "a/x/b", true},
-		{"vendor/*", "vendor/x/y", false},
-		{"docs/[", "docs/[", false},
-	}
-	for _, tt := range tests {
-		if got := Match(tt.pattern, tt.name); got != tt.want {
-			t.Errorf("Match(%q, %q) = %v, want %v", tt.pattern, tt.name, got, tt.want)
-		}
-	}
-	p := Paths{Include: []string{"**"}, Exclude: []string{"docs/generated/**", "**/*.pb.go"}}
-	for name, want := range map[string]bool{"main.go": true, "docs/generated/x.md": false, "api/x.pb.go": false, "docs/x.md": true} {
-		if got := p.Match(name); got != want {
-			t.Errorf("Paths.Match(%q) = %v, want %v", name, got, want)
-		}
-	}
-}
-
 func TestValidName(t *testing.T) {
 	t.Parallel()
 	for s, want := range map[string]bool{

@@ -12,6 +12,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -62,10 +65,13 @@ type Session struct {
 	Config    config.Config
 	Reviewers []review.Reviewer
 
-	git    *source.Git
-	opts   Options
-	stages *ledger.Stages
-	heads  sync.Map // path -> []string, file content at head
+	git  *source.Git
+	opts Options
+	// switched is set when --provider replaced the config's provider: the config's models,
+	// per reviewer ones included, name another provider's models then.
+	switched bool
+	stages   *ledger.Stages
+	heads    sync.Map // path -> []string, file content at head
 }
 
 // Open loads the change and the config that applies to it (from the base revision).
@@ -141,6 +147,7 @@ func (s *Session) applyOverrides() {
 	}
 	if o.Provider != "" && o.Provider != c.Provider {
 		c.Provider = o.Provider
+		s.switched = true
 		if o.Model == "" {
 			c.Model = "" // the config's model belongs to the config's provider
 		}
@@ -166,7 +173,7 @@ func (s *Session) applyOverrides() {
 // personas (.council/personas at base, or as the config lists them, plus --personas files).
 func (s *Session) loadReviewers(ctx context.Context) ([]review.Reviewer, error) {
 	lenses := review.Builtin()
-	overrides, err := s.readDocs(ctx, LensDir, nil)
+	overrides, err := s.readDocs(ctx, LensDir, nil, review.Lens)
 	if err != nil {
 		return nil, err
 	}
@@ -181,16 +188,13 @@ func (s *Session) loadReviewers(ctx context.Context) ([]review.Reviewer, error) 
 			lenses = append(lenses, o)
 		}
 	}
-	names := s.Config.Lenses
-	if len(names) == 0 {
-		names = []string{"correctness", "security", "maintainability"}
-	}
-	selected, err := review.Lookup(lenses, names)
+	// config.Default lists the three built-in lenses; an explicit "lenses: []" runs personas only.
+	selected, err := review.Lookup(lenses, s.Config.Lenses)
 	if err != nil {
 		return nil, fmt.Errorf("select lenses: %w", err)
 	}
 
-	personas, err := s.readDocs(ctx, PersonaDir, s.Config.Personas)
+	personas, err := s.readDocs(ctx, PersonaDir, s.Config.Personas, review.Persona)
 	if err != nil {
 		return nil, err
 	}
@@ -207,6 +211,9 @@ func (s *Session) loadReviewers(ctx context.Context) ([]review.Reviewer, error) 
 		if err != nil {
 			return nil, err
 		}
+		if err := checkKind(more, review.Persona); err != nil {
+			return nil, err
+		}
 		personas = append(personas, more...)
 	}
 	all := append(selected, personas...)
@@ -217,12 +224,38 @@ func (s *Session) loadReviewers(ctx context.Context) ([]review.Reviewer, error) 
 		}
 		seen[r.Name] = r.Source
 	}
+	if len(all) == 0 {
+		return nil, errors.New("no reviewers to run: lenses is empty and there are no personas (list lenses in .council.yaml or --lenses, or add personas)")
+	}
+	known := map[string]bool{}
+	for _, r := range append(lenses, personas...) {
+		known[r.Name] = true
+	}
+	for name := range s.Config.Reviewers {
+		if !known[name] {
+			names := make([]string, 0, len(known))
+			for n := range known {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return nil, fmt.Errorf("config: reviewers.%s names no lens or persona (known: %s)", name, strings.Join(names, ", "))
+		}
+	}
 	return all, nil
 }
 
-// readDocs reads reviewer documents at the base revision: the listed files, or every .yaml,
-// .yml and .md file under dir when none are listed.
-func (s *Session) readDocs(ctx context.Context, dir string, listed []string) ([]review.Reviewer, error) {
+func checkKind(rs []review.Reviewer, want review.Kind) error {
+	for _, r := range rs {
+		if r.Kind != want {
+			return fmt.Errorf("%s: kind is %q, but it is loaded as a %s: set kind: %s, or move it", r.Source, r.Kind, want, want)
+		}
+	}
+	return nil
+}
+
+// readDocs reads reviewer documents of one kind at the base revision: the listed files, or
+// every .yaml, .yml and .md file under dir when none are listed.
+func (s *Session) readDocs(ctx context.Context, dir string, listed []string, kind review.Kind) ([]review.Reviewer, error) {
 	files := listed
 	if len(files) == 0 {
 		all, err := s.git.ListFiles(ctx, s.Change.BaseTip, dir)
@@ -247,12 +280,20 @@ func (s *Session) readDocs(ctx context.Context, dir string, listed []string) ([]
 		}
 		docs[f] = data
 	}
-	return review.LoadDir(docs)
+	rs, err := review.LoadDir(docs)
+	if err != nil {
+		return nil, err
+	}
+	return rs, checkKind(rs, kind)
 }
 
-// ModelFor is the model a reviewer runs on: its document's, then the config's per-reviewer
-// override, then the run's.
+// ModelFor is the model a reviewer runs on: --model for every reviewer when given; else the
+// config's per-reviewer override, then the reviewer document's model, then the config's
+// model. After --provider switched providers, only --model or the new provider's default apply.
 func (s *Session) ModelFor(r review.Reviewer) string {
+	if s.opts.Model != "" || s.switched {
+		return s.Config.Model
+	}
 	if o, ok := s.Config.Reviewers[r.Name]; ok && o.Model != "" {
 		return o.Model
 	}
@@ -275,8 +316,8 @@ func (s *Session) Plan(ctx context.Context) (plan.Plan, review.Input) {
 		ExtraContext: s.Config.ContextLines,
 	})
 	in := review.Input{
-		// The name, not the path: a prompt must not depend on where the checkout lives, or
-		// neither the provider's cache nor --replay would recognise it elsewhere.
+		// The directory's name, not its path: the prompt must not change with where the checkout
+		// lives, or neither the provider's cache nor --replay would recognise it elsewhere.
 		Repo: filepath.Base(s.Change.Repo), Base: s.Change.Base, Head: s.Change.Head,
 		BaseSHA: s.Change.BaseSHA, HeadSHA: s.Change.HeadSHA,
 		Title: s.Change.Title, Body: s.Change.Body,
@@ -359,7 +400,7 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 
 	rep := s.baseReport(p)
 	rep.Findings = final
-	total := warm
+	total := warm.Usage
 	for _, r := range results {
 		raised := len(r.Findings)
 		rep.Reviewers = append(rep.Reviewers, reviewerEntry(r.Reviewer, r.Model, report.Reviewer{
@@ -369,7 +410,13 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 		total = total.Add(r.Usage)
 	}
 	rep.Usage = s.usage(total)
-	rep.Usage.CacheWarmup = warm
+	rep.Usage.CacheWarmup = warm.Usage
+	for _, e := range warm.Errors {
+		rep.Degraded = append(rep.Degraded, "prompt cache warm-up failed, so reviewers may have paid for the whole prompt: "+e)
+	}
+	for _, m := range s.unpriced(prices) {
+		rep.Degraded = append(rep.Degraded, fmt.Sprintf("model %s has no price: its cost shows as $0 (add it under prices: in .council.yaml)", m))
+	}
 	if n := guard.Refused(); n > 0 {
 		rep.Degraded = append(rep.Degraded, fmt.Sprintf("the budget stopped the run: %d model request(s) not sent (budget.max_usd %.2f, budget.max_tokens %d)", n, s.Config.Budget.MaxUSD, s.Config.Budget.MaxTokens))
 	}
@@ -386,19 +433,25 @@ func (s *Session) DryRun(ctx context.Context, prices provider.Prices) (report.Re
 	per, warm := review.Estimate(in, s.Reviewers, s.reviewOptions(prices), estimatedOutputTokens)
 	est := report.Estimate{OutputTokensPerRequest: estimatedOutputTokens}
 	for i, r := range s.Reviewers {
-		model := s.ModelFor(r)
-		u := per[i]
-		u.CostUSD, _ = prices.Cost(model, u)
-		rep.Reviewers = append(rep.Reviewers, reviewerEntry(r, model, report.Reviewer{Units: len(in.Units), Usage: u}))
-		est.Usage = est.Usage.Add(u)
-	}
-	if len(s.Reviewers) > 0 {
-		warm.CostUSD, _ = prices.Cost(s.ModelFor(s.Reviewers[0]), warm)
+		rep.Reviewers = append(rep.Reviewers, reviewerEntry(r, s.ModelFor(r), report.Reviewer{Units: len(in.Units), Usage: per[i]}))
+		est.Usage = est.Usage.Add(per[i])
 	}
 	est.Usage = est.Usage.Add(warm)
 	rep.Estimate = &est
 	rep.Usage = s.usage(provider.Usage{})
 	return rep, reqs
+}
+
+// unpriced lists the run's models that the price table does not know.
+func (s *Session) unpriced(prices provider.Prices) []string {
+	var out []string
+	for _, r := range s.Reviewers {
+		m := s.ModelFor(r)
+		if _, ok := prices.Lookup(m); !ok && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // reviewOptions are the options of the review stage, from the config.

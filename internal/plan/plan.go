@@ -25,7 +25,7 @@ type Options struct {
 	// hunk is larger by itself. <= 0 means DefaultBudget.
 	BudgetTokens int
 	// Include and Exclude are path globs where "**" matches any number of directories (see
-	// Match). An empty Include means every path. A path matching an Exclude pattern is skipped
+	// glob.Match). An empty Include means every path. A path matching an Exclude pattern is skipped
 	// even if it matches Include.
 	Include, Exclude []string
 	// Head returns a file's content at the head revision split into lines (diff.SplitLines),

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/council-dev/council/internal/diff"
+	"github.com/council-dev/council/internal/glob"
 )
 
 // Skip reasons that do not name a pattern. They are shown to users in the coverage manifest.
@@ -64,7 +65,7 @@ func skipByDiff(f diff.File, include, exclude []string) string {
 	p := f.Path()
 	base := path.Base(p)
 	for _, pat := range exclude {
-		if ok, _ := Match(pat, p); ok {
+		if glob.Match(pat, p) {
 			return reasonExcludedBy + pat
 		}
 	}
@@ -101,7 +102,7 @@ func skipByDiff(f diff.File, include, exclude []string) string {
 
 func matchAny(patterns []string, p string) bool {
 	for _, pat := range patterns {
-		if ok, _ := Match(pat, p); ok {
+		if glob.Match(pat, p) {
 			return true
 		}
 	}

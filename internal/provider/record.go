@@ -148,8 +148,8 @@ func writeExchange(dir string, ex Exchange) (string, error) {
 }
 
 // Replay returns a Client that answers from the exchanges recorded in dir and never touches
-// the network. The answer is the recorded response, usage and cost included, so that a
-// replayed run reports what the recorded one did.
+// the network. The answer is the recorded response with its token usage, so that a replayed run
+// reports the tokens the recorded one used; cost is priced again by the caller.
 func Replay(providerName, dir string) Client {
 	return &replayer{provider: providerName, dir: dir}
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/council-dev/council/internal/diff"
 	"github.com/council-dev/council/internal/provider"
 )
 
@@ -69,7 +70,7 @@ func prefix(in Input, unit int) string {
 		}
 		b.WriteString("\n</untrusted>\n")
 	}
-	b.WriteString("\n## Diff\n\nColumns: old line, new line, then \"|\" and the diff marker (+ added, - deleted, space unchanged), or \":\" for context outside the diff.\n\n")
+	b.WriteString("\n## Diff\n\n" + diff.Legend + "\n\n")
 	b.WriteString(in.Units[unit].Diff)
 	return b.String()
 }

@@ -46,10 +46,16 @@ type Result struct {
 	Succeeded bool // at least one unit answered and parsed
 }
 
+// Warmup is what the cache warm-up requests used and how they failed; they belong to no
+// reviewer. A failed warm-up costs only the cache: the reviews still run.
+type Warmup struct {
+	Usage  provider.Usage
+	Errors []string
+}
+
 // Run has every reviewer review every unit, concurrently under o.Concurrency. It never fails
-// as a whole: each reviewer's errors are in its Result. The second value is the usage of
-// cache warm-up requests, which belong to no reviewer.
-func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) ([]Result, provider.Usage) {
+// as a whole: each reviewer's errors are in its Result.
+func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) ([]Result, Warmup) {
 	if o.Concurrency < 1 {
 		o.Concurrency = 1
 	}
@@ -68,7 +74,7 @@ func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) (
 		outs[i] = make([]outcome, len(in.Units))
 	}
 	sem := make(chan struct{}, o.Concurrency)
-	var warm provider.Usage
+	var warm Warmup
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 
@@ -84,13 +90,13 @@ func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) (
 					sem <- struct{}{}
 					resp, err := c.Complete(ctx, warmup(first))
 					<-sem
-					if err == nil {
-						us := priced(o, m, resp.Usage)
-						mu.Lock()
-						warm = warm.Add(us)
-						mu.Unlock()
+					mu.Lock()
+					if err != nil {
+						warm.Errors = append(warm.Errors, fmt.Sprintf("unit %d, %s: %v", u+1, m, err))
+					} else {
+						warm.Usage = warm.Usage.Add(priced(o, m, resp.Usage))
 					}
-					// A failed warm-up only costs the cache; the reviews still run.
+					mu.Unlock()
 				}
 				var rwg sync.WaitGroup
 				for _, i := range idx {
@@ -170,7 +176,7 @@ func warms(first provider.Request, reviewers int) bool {
 
 // Estimate is what Run would use, assuming every answer has outputTokens tokens and the cache
 // works as designed: one warm-up writes each shared prefix, every reviewer reads it. It returns
-// the usage per reviewer (in rs order) and of the warm-ups, without cost.
+// the usage per reviewer (in rs order) and of the warm-ups, priced with o.Cost.
 func Estimate(in Input, rs []Reviewer, o Options, outputTokens int64) ([]provider.Usage, provider.Usage) {
 	per := make([]provider.Usage, len(rs))
 	var warm provider.Usage
@@ -182,7 +188,7 @@ func Estimate(in Input, rs []Reviewer, o Options, outputTokens int64) ([]provide
 			cached := o.WarmCache && warms(first, len(idx))
 			p := int64(prefixTokens(first))
 			if cached {
-				warm = warm.Add(provider.Usage{Requests: 1, CacheWriteTokens: p, OutputTokens: 1})
+				warm = warm.Add(priced(o, m, provider.Usage{Requests: 1, CacheWriteTokens: p, OutputTokens: 1}))
 			}
 			for _, i := range idx {
 				total := int64(provider.EstimateTokens(Request(in, u, rs[i], m, o.MaxOutputTokens)))
@@ -190,7 +196,7 @@ func Estimate(in Input, rs []Reviewer, o Options, outputTokens int64) ([]provide
 				if cached {
 					us.InputTokens, us.CacheReadTokens = total-p, p
 				}
-				per[i] = per[i].Add(us)
+				per[i] = per[i].Add(priced(o, m, us))
 			}
 		}
 	}

@@ -115,8 +115,8 @@ func TestRun(t *testing.T) {
 			if s.maxInFlight > int32(tt.concurrency) {
 				t.Errorf("%d requests in flight, limit %d", s.maxInFlight, tt.concurrency)
 			}
-			if s.warmups != tt.wantWarmups || warm.Requests != tt.wantWarmups {
-				t.Errorf("warm-ups sent %d, counted %d; want %d", s.warmups, warm.Requests, tt.wantWarmups)
+			if s.warmups != tt.wantWarmups || warm.Usage.Requests != tt.wantWarmups || len(warm.Errors) != 0 {
+				t.Errorf("warm-ups sent %d, counted %d (errors %v); want %d", s.warmups, warm.Usage.Requests, warm.Errors, tt.wantWarmups)
 			}
 			if s.calls != tt.units*len(rs)+tt.wantWarmups {
 				t.Errorf("%d calls, want %d", s.calls, tt.units*len(rs)+tt.wantWarmups)

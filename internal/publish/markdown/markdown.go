@@ -153,7 +153,19 @@ func (p *printer) top() {
 // overview is the one-line verdict under the title.
 func (p *printer) overview() string {
 	t := p.r.Totals()
-	reviewers := plural(len(p.r.Reviewers), "reviewer")
+	succeeded := 0
+	for _, rv := range p.r.Reviewers {
+		if rv.Succeeded {
+			succeeded++
+		}
+	}
+	reviewers := plural(succeeded, "reviewer")
+	if succeeded < len(p.r.Reviewers) {
+		reviewers = fmt.Sprintf("%d of %d reviewers", succeeded, len(p.r.Reviewers))
+	}
+	if succeeded == 0 && len(p.r.Reviewers) > 0 {
+		return "**No review:** every reviewer failed (see above)."
+	}
 	if t.Shown() == 0 {
 		s := "No issues found by " + reviewers + "."
 		if t.Filtered > 0 {

@@ -406,3 +406,16 @@ func TestFences(t *testing.T) {
 		}
 	}
 }
+
+func TestEveryReviewerFailed(t *testing.T) {
+	t.Parallel()
+	r := empty()
+	for i := range r.Reviewers {
+		r.Reviewers[i].Succeeded = false
+		r.Reviewers[i].Errors = []string{"anthropic: authentication failed (401)"}
+	}
+	got := render(t, r, Options{})
+	if strings.Contains(got, "No issues found") || !strings.Contains(got, "every reviewer failed") {
+		t.Errorf("a review where every reviewer failed must not read as clean:\n%s", got)
+	}
+}
