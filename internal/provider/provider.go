@@ -62,12 +62,15 @@ type Tool struct {
 // Request is one model call. System blocks come first, then Tools, then Messages: that order
 // is the prompt prefix providers cache.
 type Request struct {
-	Model     string    `json:"model"`
-	System    []Block   `json:"system,omitempty"`
-	Messages  []Message `json:"messages"`
-	Tools     []Tool    `json:"tools,omitempty"`
-	ToolName  string    `json:"tool_name,omitempty"` // when set, the model must call this tool
-	MaxTokens int       `json:"max_tokens"`
+	Model    string    `json:"model"`
+	System   []Block   `json:"system,omitempty"`
+	Messages []Message `json:"messages"`
+	Tools    []Tool    `json:"tools,omitempty"`
+	ToolName string    `json:"tool_name,omitempty"` // when set, the model must call this tool
+	// RequireTool, when ToolName is empty, makes the model call one of Tools, whichever it
+	// chooses (Anthropic tool_choice "any", OpenAI "required").
+	RequireTool bool `json:"require_tool,omitempty"`
+	MaxTokens   int  `json:"max_tokens"`
 }
 
 // Response is the model's answer.
