@@ -45,9 +45,10 @@ Rules:
 
 Answer by calling the submit_review tool once with {"findings": [...], "summary": "..."}. If you cannot call tools, answer with only that JSON object.`
 
-// prefix renders the shared part of a unit's prompt. It is byte-identical for every reviewer
-// of the unit, so providers serve it from their prompt cache after the first request.
-func prefix(in Input, unit int) string {
+// Prefix renders the shared part of a unit's prompt. It is byte-identical for every reviewer
+// of the unit (and every validator call), so providers serve it from their prompt cache after
+// the first request.
+func Prefix(in Input, unit int) string {
 	var b strings.Builder
 	b.WriteString("# Change under review\n\n")
 	if in.Repo != "" {
@@ -116,7 +117,7 @@ func Request(in Input, unit int, r Reviewer, model string, maxTokens int) provid
 		}},
 		ToolName: SubmitTool,
 		Messages: []provider.Message{{Role: provider.User, Content: []provider.Block{
-			{Type: provider.Text, Text: prefix(in, unit), Cache: true},
+			{Type: provider.Text, Text: Prefix(in, unit), Cache: true},
 			{Type: provider.Text, Text: own},
 		}}},
 		MaxTokens: maxTokens,

@@ -26,6 +26,10 @@ type Options struct {
 	// share a model and the prefix is long enough for providers to cache it.
 	WarmCache bool
 	Clock     func() time.Time // time.Now when nil
+	// NewToolbox gives each conversation (reviewer × unit) its repository tools; nil turns
+	// the tool loop off.
+	NewToolbox func() Toolbox
+	MaxTurns   int // model turns per conversation with tools; DefaultMaxTurns when 0
 }
 
 // MinCachedPrefixTokens is the shortest prefix providers cache (Anthropic's and OpenAI's
@@ -41,6 +45,7 @@ type Result struct {
 	Errors    []string // failed units and malformed answers
 	Warnings  []string // findings the answer parser had to drop or repair
 	Units     int
+	Boxes     []Toolbox // each unit's toolbox (nil entries without tools), for the ledger
 	Usage     provider.Usage
 	Wall      time.Duration
 	Succeeded bool // at least one unit answered and parsed
@@ -68,6 +73,7 @@ func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) (
 		usage  provider.Usage
 		err    error
 		wall   time.Duration
+		box    Toolbox
 	}
 	outs := make([][]outcome, len(rs))
 	for i := range outs {
@@ -85,7 +91,7 @@ func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) (
 			wg.Add(1)
 			go func(u int, m string, idx []int) {
 				defer wg.Done()
-				first := Request(in, u, rs[idx[0]], m, o.MaxOutputTokens)
+				first := o.firstTurn(Request(in, u, rs[idx[0]], m, o.MaxOutputTokens))
 				if o.WarmCache && warms(first, len(idx)) {
 					sem <- struct{}{}
 					resp, err := c.Complete(ctx, warmup(first))
@@ -104,15 +110,17 @@ func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) (
 					go func(i int) {
 						defer rwg.Done()
 						req := Request(in, u, rs[i], m, o.MaxOutputTokens)
+						var box Toolbox
+						if o.NewToolbox != nil {
+							box = o.NewToolbox()
+						}
 						sem <- struct{}{}
 						defer func() { <-sem }()
 						start := now()
-						resp, err := c.Complete(ctx, req)
-						out := outcome{wall: now().Sub(start)}
-						if err != nil {
-							out.err = err
-						} else {
-							out.usage = priced(o, m, resp.Usage)
+						resp, usage, err := Converse(ctx, c, req, box, SubmitTool, o.MaxTurns,
+							func(u provider.Usage) provider.Usage { return priced(o, m, u) })
+						out := outcome{wall: now().Sub(start), usage: usage, box: box, err: err}
+						if err == nil {
 							out.answer, out.err = ParseAnswer(rs[i].Name, resp)
 						}
 						outs[i][u] = out
@@ -131,6 +139,7 @@ func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) (
 		for u, out := range outs[i] {
 			res.Usage = res.Usage.Add(out.usage)
 			res.Wall += out.wall
+			res.Boxes = append(res.Boxes, out.box)
 			where := ""
 			if len(in.Units) > 1 {
 				where = fmt.Sprintf("unit %d/%d: ", u+1, len(in.Units))
@@ -152,6 +161,15 @@ func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) (
 		results[i] = res
 	}
 	return results, warm
+}
+
+// firstTurn is the first request of a conversation as it will be sent: with the repository
+// tools when there are any. The warm-up copies it, so that its cached prefix matches.
+func (o Options) firstTurn(req provider.Request) provider.Request {
+	if o.NewToolbox == nil {
+		return req
+	}
+	return WithTools(req, o.NewToolbox())
 }
 
 // byModel groups reviewers by the model they run on, in order: the prompt cache is per model.
@@ -184,14 +202,14 @@ func Estimate(in Input, rs []Reviewer, o Options, outputTokens int64) ([]provide
 	for u := range in.Units {
 		for _, m := range models {
 			idx := groups[m]
-			first := Request(in, u, rs[idx[0]], m, o.MaxOutputTokens)
+			first := o.firstTurn(Request(in, u, rs[idx[0]], m, o.MaxOutputTokens))
 			cached := o.WarmCache && warms(first, len(idx))
 			p := int64(prefixTokens(first))
 			if cached {
 				warm = warm.Add(priced(o, m, provider.Usage{Requests: 1, CacheWriteTokens: p, OutputTokens: 1}))
 			}
 			for _, i := range idx {
-				total := int64(provider.EstimateTokens(Request(in, u, rs[i], m, o.MaxOutputTokens)))
+				total := int64(provider.EstimateTokens(o.firstTurn(Request(in, u, rs[i], m, o.MaxOutputTokens))))
 				us := provider.Usage{Requests: 1, InputTokens: total, OutputTokens: outputTokens}
 				if cached {
 					us.InputTokens, us.CacheReadTokens = total-p, p

@@ -1,0 +1,124 @@
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/council-dev/council/internal/provider"
+)
+
+// fakeBox answers read_file with a fixed text and runs out after limit calls.
+type fakeBox struct {
+	calls []string
+	limit int
+}
+
+func (b *fakeBox) Tools() []provider.Tool {
+	return []provider.Tool{{Name: "read_file", Description: "read", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+}
+
+func (b *fakeBox) Call(_ context.Context, name string, input json.RawMessage) (string, bool) {
+	b.calls = append(b.calls, name+string(input))
+	return "  12 | mu.Unlock()", false
+}
+
+func (b *fakeBox) Exhausted() bool { return b.limit > 0 && len(b.calls) >= b.limit }
+
+// modelScript answers turn by turn and keeps every request it saw.
+type modelScript struct {
+	turns []provider.Response
+	seen  []provider.Request
+}
+
+func (m *modelScript) Complete(_ context.Context, req provider.Request) (provider.Response, error) {
+	m.seen = append(m.seen, req)
+	r := m.turns[min(len(m.seen), len(m.turns))-1]
+	r.Usage = provider.Usage{Requests: 1, InputTokens: 100, OutputTokens: 10}
+	return r, nil
+}
+
+func toolCall(id, name, input string) provider.Response {
+	return provider.Response{Content: []provider.Block{{Type: provider.ToolUse, ToolUseID: id, Name: name, Input: json.RawMessage(input)}}}
+}
+
+func TestConverse(t *testing.T) {
+	t.Parallel()
+	submit := toolCall("t9", SubmitTool, `{"findings":[]}`)
+	read := toolCall("t1", "read_file", `{"path":"lock.go"}`)
+	tests := []struct {
+		name       string
+		turns      []provider.Response
+		maxTurns   int
+		limit      int
+		wantTurns  int
+		wantCalls  int
+		wantForced bool // the last request forced the answer tool
+	}{
+		{"answer at once", []provider.Response{submit}, 8, 0, 1, 0, false},
+		{"read, then answer", []provider.Response{read, submit}, 8, 0, 2, 1, false},
+		{"turn limit forces the answer", []provider.Response{read, read, submit}, 3, 0, 3, 2, true},
+		{"tool budget forces the answer", []provider.Response{read, submit}, 8, 1, 2, 1, true},
+		{"a text answer ends it", []provider.Response{read, {Content: []provider.Block{{Type: provider.Text, Text: `{"findings":[]}`}}}}, 8, 0, 2, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := &modelScript{turns: tt.turns}
+			box := &fakeBox{limit: tt.limit}
+			req := Request(input(1, 100), 0, Builtin()[0], "m", 100)
+			_, usage, err := Converse(context.Background(), m, req, box, SubmitTool, tt.maxTurns,
+				func(u provider.Usage) provider.Usage { u.CostUSD = 1; return u })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.seen) != tt.wantTurns || len(box.calls) != tt.wantCalls || usage.Requests != tt.wantTurns || usage.CostUSD != float64(tt.wantTurns) {
+				t.Fatalf("turns %d, tool calls %d, usage %+v; want %d turns, %d calls", len(m.seen), len(box.calls), usage, tt.wantTurns, tt.wantCalls)
+			}
+			first, last := m.seen[0], m.seen[len(m.seen)-1]
+			if !first.RequireTool || first.ToolName != "" || first.Tools[0].Name != "read_file" || first.Tools[len(first.Tools)-1].Name != SubmitTool {
+				t.Errorf("first turn: require=%v forced=%q tools=%v", first.RequireTool, first.ToolName, first.Tools)
+			}
+			if forced := last.ToolName == SubmitTool; forced != tt.wantForced {
+				t.Errorf("last turn forced=%v, want %v", forced, tt.wantForced)
+			}
+			for i, req := range m.seen {
+				if n := breakpoints(req); n > 2 {
+					t.Errorf("turn %d has %d cache breakpoints; at most the prefix and the newest turn", i+1, n)
+				}
+			}
+			if tt.wantCalls > 0 {
+				second := m.seen[1]
+				res := second.Messages[len(second.Messages)-1].Content[0]
+				if res.Type != provider.ToolResult || res.ToolUseID != "t1" || !strings.Contains(res.Text, "mu.Unlock()") || !res.Cache {
+					t.Errorf("tool result sent back: %+v", res)
+				}
+			}
+		})
+	}
+}
+
+func breakpoints(req provider.Request) int {
+	n := 0
+	for _, m := range req.Messages {
+		for _, b := range m.Content {
+			if b.Cache {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestConverseWithoutToolsIsOneRequest(t *testing.T) {
+	t.Parallel()
+	m := &modelScript{turns: []provider.Response{toolCall("x", SubmitTool, `{"findings":[]}`)}}
+	req := Request(input(1, 100), 0, Builtin()[0], "m", 100)
+	if _, _, err := Converse(context.Background(), m, req, nil, SubmitTool, 8, func(u provider.Usage) provider.Usage { return u }); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.seen) != 1 || m.seen[0].ToolName != SubmitTool || len(m.seen[0].Tools) != 1 {
+		t.Errorf("without tools: %d requests, forced %q", len(m.seen), m.seen[0].ToolName)
+	}
+}
