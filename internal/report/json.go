@@ -50,9 +50,19 @@ func (r Report) normalized() Report {
 	reviewers := make([]Reviewer, len(r.Reviewers))
 	for i, rv := range r.Reviewers {
 		rv.Focus = orEmpty(rv.Focus)
+		rv.Given = orEmpty(rv.Given)
+		rv.Examined = orEmpty(rv.Examined)
 		reviewers[i] = rv
 	}
 	r.Reviewers = reviewers
+
+	instructions := make([]Instruction, len(r.Instructions))
+	for i, in := range r.Instructions {
+		in.AppliesTo = orEmpty(in.AppliesTo)
+		instructions[i] = in
+	}
+	r.Instructions = instructions
+	r.Context.Snippets = orEmpty(r.Context.Snippets)
 
 	r.Coverage.Reviewed = orEmpty(r.Coverage.Reviewed)
 	r.Coverage.Skipped = orEmpty(r.Coverage.Skipped)

@@ -21,9 +21,43 @@ type Report struct {
 	Reviewers     []Reviewer        `json:"reviewers"`
 	Coverage      Coverage          `json:"coverage"`
 	Usage         Usage             `json:"usage"`
+	Instructions  []Instruction     `json:"instructions"` // repository instructions the reviewers were given
+	Context       Context           `json:"context"`
+	Validation    Validation        `json:"validation"`
 	Degraded      []string          `json:"degraded,omitempty"` // said at the top of every output
 	DryRun        bool              `json:"dry_run,omitempty"`
 	Estimate      *Estimate         `json:"estimate,omitempty"` // set by a dry run only
+}
+
+// Instruction is one repository instruction source the reviewers were told to follow.
+type Instruction struct {
+	Source    string   `json:"source"`     // "AGENTS.md", ".github/instructions/x.instructions.md", ".council.yaml instructions[0]"
+	AppliesTo []string `json:"applies_to"` // the changed files it applies to
+}
+
+// Context is what the context engine added around the hunks.
+type Context struct {
+	Snippets []ContextSnippet `json:"snippets"`
+	Omitted  []string         `json:"omitted,omitempty"` // what did not fit its budget, and why
+}
+
+// ContextSnippet is one piece of code shown to every reviewer beyond the hunks.
+type ContextSnippet struct {
+	Path      string `json:"path"`
+	Side      string `json:"side"` // "head" or "base"
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	Kind      string `json:"kind"` // "enclosing" or "definition"
+	Symbol    string `json:"symbol,omitempty"`
+}
+
+// Validation is what the validator did.
+type Validation struct {
+	Enabled  bool           `json:"enabled"`
+	Checked  int            `json:"checked"`
+	Rejected int            `json:"rejected"`
+	Errors   []string       `json:"errors,omitempty"` // checks that failed: those findings are shown unchecked
+	Usage    provider.Usage `json:"usage"`
 }
 
 // Estimate is what a dry run expects the real run to use.
@@ -65,7 +99,7 @@ type Reviewer struct {
 	Name      string         `json:"name"` // "correctness", or the persona's name
 	Title     string         `json:"title"`
 	Emoji     string         `json:"emoji,omitempty"`
-	Kind      string         `json:"kind"`  // "lens" or "persona"
+	Kind      string         `json:"kind"`  // "lens", "persona" or "rules"
 	Alert     string         `json:"alert"` // NOTE, TIP, IMPORTANT, WARNING, CAUTION
 	Focus     []string       `json:"focus"`
 	Noun      string         `json:"noun"` // what it counts, singular: "correctness issue"
@@ -78,6 +112,18 @@ type Reviewer struct {
 	Usage     provider.Usage `json:"usage"`
 	WallSecs  float64        `json:"wall_seconds"`
 	Succeeded bool           `json:"succeeded"` // at least one unit answered and parsed
+	Given     []string       `json:"given"`                // files it was given
+	Examined  []string       `json:"examined"`             // "path@rev:start-end" it read through tools
+	ToolCalls []ToolCall     `json:"tool_calls,omitempty"` // every repository tool call, refused ones included
+}
+
+// ToolCall is one repository tool call of a reviewer.
+type ToolCall struct {
+	Tool      string `json:"tool"`
+	Input     string `json:"input"` // the arguments, as compact JSON
+	Bytes     int    `json:"bytes"` // returned to the model
+	Truncated bool   `json:"truncated,omitempty"`
+	Error     string `json:"error,omitempty"` // why it was refused or failed
 }
 
 // Coverage is the manifest of what was and was not reviewed.

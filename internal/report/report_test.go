@@ -102,6 +102,8 @@ func sample() Report {
 				Units:   2, Raised: 3,
 				Usage:    provider.Usage{Requests: 2, InputTokens: 1200, OutputTokens: 900, CacheReadTokens: 30000, CacheWriteTokens: 15000, CostUSD: 0.0821},
 				WallSecs: 21.5, Succeeded: true,
+				Given: []string{"a.go"}, Examined: []string{"lock.go@head:1-40"},
+				ToolCalls: []ToolCall{{Tool: "read_file", Input: `{"path":"lock.go"}`, Bytes: 900}, {Tool: "grep", Input: `{"pattern":"(a+)+$"}`, Error: "pattern took too long"}},
 			},
 			{
 				Name: "security", Title: "Security", Emoji: "🛡️", Kind: "lens", Alert: "IMPORTANT",
@@ -136,7 +138,14 @@ func sample() Report {
 			WallSeconds: 36.4,
 			Stages:      map[string]float64{"plan": 0.02, "context": 0.4, "review": 33.1, "anchor": 0.01, "consolidate": 0.001, "publish": 0.003},
 		},
-		Degraded: []string{"reviewer security failed", "2 files skipped"},
+		Degraded:     []string{"validation is off: findings were not checked"},
+		Instructions: []Instruction{{Source: "AGENTS.md", AppliesTo: []string{"a.go"}}},
+		Context: Context{
+			Snippets: []ContextSnippet{{Path: "a.go", Side: "base", StartLine: 3, EndLine: 9, Kind: "definition", Symbol: "func releaseLock"}},
+			Omitted:  []string{"type Big (a.go): over the 8000-token budget"},
+		},
+		Validation: Validation{Enabled: true, Checked: 3, Rejected: 1, Errors: []string{"finding 2: overloaded"},
+			Usage: provider.Usage{Requests: 3, InputTokens: 10, OutputTokens: 5}},
 	}
 }
 

@@ -217,6 +217,7 @@ func (p *printer) reviewer(rv report.Reviewer) {
 	p.shared(rv)
 	p.notes(p.r.Owned(rv.Name, finding.OtherNote))
 	p.filtered(p.r.Owned(rv.Name, finding.Filtered))
+	p.examined(rv)
 	if len(rv.Warnings) > 0 {
 		p.add(fmt.Sprintf("<details><summary>Answer repairs (%d)</summary>", len(rv.Warnings)))
 		lines := make([]string, len(rv.Warnings))
@@ -335,6 +336,35 @@ func (p *printer) filtered(fs []finding.Finding) {
 	p.add("</details>")
 }
 
+// examined is the reviewer's audit trail: what it read through the repository tools, and every
+// tool call with what it returned or why it was refused.
+func (p *printer) examined(rv report.Reviewer) {
+	if len(rv.ToolCalls) == 0 {
+		return
+	}
+	lines := []string{fmt.Sprintf("<details><summary>Examined through tools: %s, %s</summary>",
+		plural(len(rv.Examined), "range"), plural(len(rv.ToolCalls), "tool call"))}
+	p.add(lines...)
+	var items []string
+	for _, e := range rv.Examined {
+		items = append(items, "- read "+code(e))
+	}
+	for _, c := range rv.ToolCalls {
+		s := "- " + code(c.Tool+" "+c.Input)
+		switch {
+		case c.Error != "":
+			s += " — refused: " + oneLine(c.Error)
+		case c.Truncated:
+			s += fmt.Sprintf(" — %d bytes (truncated)", c.Bytes)
+		default:
+			s += fmt.Sprintf(" — %d bytes", c.Bytes)
+		}
+		items = append(items, s)
+	}
+	p.add(items...)
+	p.add("</details>")
+}
+
 // shared lists the findings this reviewer raised too but another reviewer owns, so that a
 // reviewer whose every finding merged into another's does not look as if it found nothing.
 func (p *printer) shared(rv report.Reviewer) {
@@ -402,6 +432,24 @@ func (p *printer) coverage() {
 		p.add(lines...)
 	}
 
+	if len(p.r.Instructions) > 0 {
+		var items []string
+		for _, in := range p.r.Instructions {
+			items = append(items, fmt.Sprintf("- %s (applies to %s)", code(in.Source), plural(len(in.AppliesTo), "changed file")))
+		}
+		p.add("Repository instructions given to the reviewers (read from the base revision):")
+		p.add(items...)
+	}
+	if n := len(p.r.Context.Snippets); n > 0 || len(p.r.Context.Omitted) > 0 {
+		s := fmt.Sprintf("Context beyond the hunks: %s", plural(n, "snippet"))
+		if o := len(p.r.Context.Omitted); o > 0 {
+			s += fmt.Sprintf(" (%d left out by the budget)", o)
+		}
+		p.add(s + ".")
+	}
+	if v := p.r.Validation; v.Enabled {
+		p.add(fmt.Sprintf("Validation: %d checked, %d rejected (listed under Filtered), %s failed.", v.Checked, v.Rejected, plural(len(v.Errors), "check")))
+	}
 	if p.r.Estimate != nil {
 		p.add(EstimateLine(*p.r.Estimate))
 	} else {
@@ -428,9 +476,12 @@ func (p *printer) coverage() {
 // lens, "Casey · simulated reviewer · …" for a persona.
 func focusLine(rv report.Reviewer) string {
 	var parts []string
-	if rv.Kind == "persona" {
+	switch rv.Kind {
+	case "persona":
 		parts = append(parts, title(rv), "simulated reviewer")
-	} else {
+	case "rules":
+		parts = append(parts, "Repository rules from .council.yaml, checked without a model")
+	default:
 		parts = append(parts, title(rv)+" lens")
 	}
 	for _, f := range rv.Focus {

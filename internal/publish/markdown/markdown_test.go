@@ -153,6 +153,14 @@ func full() report.Report {
 		},
 	}
 	r.Degraded = []string{"budget.max_usd reached: 2 requests not sent"}
+	r.Instructions = []report.Instruction{{Source: "AGENTS.md", AppliesTo: []string{"a.go", "b.go"}}, {Source: "felix/CLAUDE.md", AppliesTo: []string{"felix/x.go"}}}
+	r.Context = report.Context{Snippets: []report.ContextSnippet{{Path: "felix/x.go", Side: "head", StartLine: 10, EndLine: 30, Kind: "enclosing"}}, Omitted: []string{"type Big: over budget"}}
+	r.Validation = report.Validation{Enabled: true, Checked: 6, Rejected: 1, Errors: []string{"finding 4: overloaded"}}
+	r.Reviewers[0].Examined = []string{"felix/bpf/conntrack/cleanup.go@head:1-80"}
+	r.Reviewers[0].ToolCalls = []report.ToolCall{
+		{Tool: "read_file", Input: `{"path":"felix/bpf/conntrack/cleanup.go","end_line":80}`, Bytes: 3120},
+		{Tool: "read_file", Input: `{"path":"../../etc/passwd"}`, Error: "path escapes the repository"},
+	}
 	r.Reviewers[0].Warnings = []string{`finding 3: unknown severity "major" read as high`}
 	return r
 }
