@@ -33,6 +33,68 @@ type Config struct {
 	Comments     Comments                    `yaml:"comments"`
 	Output       Output                      `yaml:"output"`
 	ContextLines int                         `yaml:"context_lines"` // extra lines of file context around each hunk
+	Instructions []Instruction               `yaml:"instructions"`  // path-scoped instructions for the reviewers
+	Rules        []Rule                      `yaml:"rules"`         // deterministic checks, run without a model
+	Tools        Tools                       `yaml:"tools"`         // read-only repository tools reviewers may call
+	Validate     Validate                    `yaml:"validate"`      // the second look at each finding before it is shown
+}
+
+// Instruction is maintainers' guidance for the reviewers, given to them for the changed files
+// that match one of Paths.
+type Instruction struct {
+	Paths []string `yaml:"paths"` // globs (see Paths); required
+	Text  string   `yaml:"text"`  // required
+}
+
+// Rule is a deterministic check of a change. It is one of two kinds:
+//   - a co-change rule (WhenChanged and RequireChanged): a change that touches a file matching
+//     WhenChanged must also touch a file matching RequireChanged;
+//   - a forbid rule (Forbid, optionally Paths): no added line of a file matching Paths may
+//     match the regular expression Forbid.
+type Rule struct {
+	Name           string           `yaml:"name"`            // [a-z0-9-]+, unique among the rules
+	WhenChanged    []string         `yaml:"when_changed"`    // globs
+	RequireChanged []string         `yaml:"require_changed"` // globs
+	Forbid         string           `yaml:"forbid"`          // Go regexp (RE2), matched against each added line
+	Paths          []string         `yaml:"paths"`           // globs; forbid rules only; empty: every file
+	Message        string           `yaml:"message"`         // required; what the finding says
+	Severity       finding.Severity `yaml:"severity"`        // of its findings; medium when left out
+}
+
+// Kind says which kind a rule is: "co-change", "forbid", or "" when it is neither or both
+// (which Parse rejects).
+func (r Rule) Kind() string {
+	coChange := len(r.WhenChanged) > 0 || len(r.RequireChanged) > 0
+	forbid := r.Forbid != ""
+	switch {
+	case coChange && !forbid:
+		return RuleCoChange
+	case forbid && !coChange:
+		return RuleForbid
+	}
+	return ""
+}
+
+// The kinds of rule, as Rule.Kind names them.
+const (
+	RuleCoChange = "co-change"
+	RuleForbid   = "forbid"
+)
+
+// Tools limits the read-only repository tools (read a file, grep, list files) a reviewer may
+// call while it reviews. The limits are per reviewer and review unit.
+type Tools struct {
+	Enabled       bool `yaml:"enabled"`
+	MaxCalls      int  `yaml:"max_calls"`       // tool calls in all
+	MaxBytes      int  `yaml:"max_bytes"`       // of one tool result; longer results are cut, saying so
+	MaxTotalBytes int  `yaml:"max_total_bytes"` // of all tool results together
+	MaxTurns      int  `yaml:"max_turns"`       // model requests, the final answer included
+}
+
+// Validate turns the validation stage (is each finding real, new, specific, actionable) on or
+// off. A run with it off says so at the top of the review.
+type Validate struct {
+	Enabled bool `yaml:"enabled"`
 }
 
 // ReviewerOverride changes one reviewer's settings.
@@ -114,6 +176,8 @@ func Default() Config {
 		Comments:     Comments{SeverityFloor: finding.Nit},
 		Output:       Output{Format: []string{"markdown"}},
 		ContextLines: 10,
+		Tools:        Tools{Enabled: true, MaxCalls: 20, MaxBytes: 20000, MaxTotalBytes: 200000, MaxTurns: 8},
+		Validate:     Validate{Enabled: true},
 	}
 }
 
@@ -133,10 +197,21 @@ func Parse(source string, data []byte) (Config, error) {
 	if err := doc.Decode(&c); err != nil {
 		return Config{}, err
 	}
+	c.fillRuleDefaults()
 	if err := c.validate(doc); err != nil {
 		return Config{}, err
 	}
 	return c, nil
+}
+
+// fillRuleDefaults gives rules their defaults. Each list item is decoded into a zero Rule, so
+// the defaults cannot be set before decoding as they are for the top-level keys.
+func (c *Config) fillRuleDefaults() {
+	for i := range c.Rules {
+		if c.Rules[i].Severity == "" {
+			c.Rules[i].Severity = finding.Medium
+		}
+	}
 }
 
 // nameRE is what a reviewer name looks like; review.Reviewer names follow the same rule.
@@ -151,7 +226,7 @@ const NameRule = "lowercase letters, digits and '-' (e.g. \"security\", \"casey\
 
 func (c Config) validate(doc *Document) error {
 	var errs []*Error
-	bad := func(msg string, key ...any) { errs = append(errs, doc.ErrorAt(msg, key...)) }
+	bad := func(msg string, key ...any) { errs = append(errs, errorNear(doc, msg, key...)) }
 
 	if strings.TrimSpace(c.CouncilName) == "" {
 		bad("must not be empty", "council_name")
@@ -264,6 +339,27 @@ func (c Config) validate(doc *Document) error {
 	if c.ContextLines < 0 || c.ContextLines > MaxContextLines {
 		bad(fmt.Sprintf("must be between 0 and %d (got %d)", MaxContextLines, c.ContextLines), "context_lines")
 	}
+	for i, in := range c.Instructions {
+		if len(in.Paths) == 0 {
+			bad(`must list at least one pattern ("**" for every file)`, "instructions", i, "paths")
+		}
+		checkGlobs(bad, in.Paths, "instructions", i, "paths")
+		if strings.TrimSpace(in.Text) == "" {
+			bad("must not be empty: the instruction to give the reviewers", "instructions", i, "text")
+		}
+	}
+	c.validateRules(bad)
+	for _, t := range []struct {
+		key string
+		v   int
+	}{{"max_calls", c.Tools.MaxCalls}, {"max_bytes", c.Tools.MaxBytes}, {"max_total_bytes", c.Tools.MaxTotalBytes}, {"max_turns", c.Tools.MaxTurns}} {
+		if t.v < 1 {
+			bad(fmt.Sprintf("must be >= 1 (got %d); tools.enabled: false turns the tools off", t.v), "tools", t.key)
+		}
+	}
+	if c.Tools.MaxBytes > c.Tools.MaxTotalBytes && c.Tools.MaxTotalBytes >= 1 {
+		bad(fmt.Sprintf("must not exceed tools.max_total_bytes (%d > %d)", c.Tools.MaxBytes, c.Tools.MaxTotalBytes), "tools", "max_bytes")
+	}
 
 	if len(errs) == 0 {
 		return nil
@@ -282,6 +378,82 @@ func (c Config) validate(doc *Document) error {
 		return joined[0]
 	}
 	return errors.Join(joined...)
+}
+
+// ruleNameRE is what a rule name looks like; it appears in findings ("rule bpf-design-doc").
+var ruleNameRE = regexp.MustCompile(`^[a-z0-9-]+$`)
+
+func (c Config) validateRules(bad func(msg string, key ...any)) {
+	names := map[string]int{}
+	for i, r := range c.Rules {
+		// A rule is named in the messages about it once it has a usable name.
+		what := fmt.Sprintf("rule %q", r.Name)
+		switch {
+		case r.Name == "":
+			bad(`must not be empty: name the rule in lowercase letters, digits and '-' (e.g. "bpf-design-doc")`, "rules", i, "name")
+			what = "this rule"
+		case !ruleNameRE.MatchString(r.Name) || len(r.Name) > 64:
+			bad(fmt.Sprintf(`%q is not a rule name: use lowercase letters, digits and '-' (e.g. "bpf-design-doc"), at most 64 of them`, r.Name), "rules", i, "name")
+		default:
+			if j, ok := names[r.Name]; ok {
+				bad(fmt.Sprintf("%q is the name of rules[%d] too; rule names must be unique", r.Name, j), "rules", i, "name")
+			} else {
+				names[r.Name] = i
+			}
+		}
+		coChange := len(r.WhenChanged) > 0 || len(r.RequireChanged) > 0
+		switch {
+		case coChange && r.Forbid != "":
+			bad(what+" sets both forbid and when_changed/require_changed; a rule is either a when_changed+require_changed rule or a forbid rule (split it in two)", "rules", i, "forbid")
+		case !coChange && r.Forbid == "":
+			bad(what+" checks nothing: give it when_changed and require_changed, or forbid", "rules", i)
+		case coChange && len(r.WhenChanged) == 0:
+			bad(what+" has require_changed but no when_changed: list the files whose change requires it", "rules", i, "when_changed")
+		case coChange && len(r.RequireChanged) == 0:
+			bad(what+" has when_changed but no require_changed: list the files that must change with them", "rules", i, "require_changed")
+		}
+		checkGlobs(bad, r.WhenChanged, "rules", i, "when_changed")
+		checkGlobs(bad, r.RequireChanged, "rules", i, "require_changed")
+		checkGlobs(bad, r.Paths, "rules", i, "paths")
+		if coChange && r.Forbid == "" && len(r.Paths) > 0 {
+			bad(what+": paths applies to forbid rules only; when_changed already says which files the rule is about", "rules", i, "paths")
+		}
+		if r.Forbid != "" {
+			if re, err := regexp.Compile(r.Forbid); err != nil {
+				bad("not a valid Go regular expression (RE2): "+err.Error(), "rules", i, "forbid")
+			} else if re.MatchString("") && re.MatchString("\x00") {
+				// An unanchored pattern that matches the empty string matches every line ("x*");
+				// "^$" and "^\s*$" are left alone, as forbidding blank lines is a choice.
+				bad(fmt.Sprintf("%q matches every line (it matches the empty string)", r.Forbid), "rules", i, "forbid")
+			}
+		}
+		if strings.TrimSpace(r.Message) == "" {
+			bad(what+" needs a message: what its finding tells the author", "rules", i, "message")
+		}
+		if r.Severity.Rank() == 0 {
+			bad(oneOf(string(r.Severity), severityNames()), "rules", i, "severity")
+		}
+	}
+}
+
+func checkGlobs(bad func(msg string, key ...any), pats []string, key ...any) {
+	for i, p := range pats {
+		if err := glob.Validate(p); err != nil {
+			bad(err.Error(), appendKey(key, i)...)
+		}
+	}
+}
+
+// errorNear is doc.ErrorAt, placed at the nearest enclosing value the document has when it
+// lacks key itself: a rule without a message is reported at the rule, not at no line at all.
+func errorNear(doc *Document, msg string, key ...any) *Error {
+	e := doc.ErrorAt(msg, key...)
+	for n := len(key) - 1; e.Line == 0 && n > 0; n-- {
+		if at := doc.ErrorAt("", key[:n]...); at.Line > 0 {
+			e.Line, e.Column = at.Line, at.Column
+		}
+	}
+	return e
 }
 
 func oneOf(got string, allowed []string) string {

@@ -45,6 +45,28 @@ output:
   format: [markdown, json]
   fail_on: high
 context_lines: 20
+instructions:
+  - paths: ["felix/bpf-gpl/**"]
+    text: "BPF maps written by the dataplane must set UpdatedByBPF."
+rules:
+  - name: bpf-design-doc
+    when_changed: ["felix/bpf-gpl/**"]
+    require_changed: ["felix/design/bpf-*.md"]
+    message: "A change to the BPF programs must update the design doc."
+    severity: high
+  - name: no-debug-print
+    forbid: 'fmt\.Print(ln|f)?\('
+    paths: ["**/*.go"]
+    message: "Use the logger, not fmt.Print."
+    severity: low
+tools:
+  enabled: false
+  max_calls: 5
+  max_bytes: 1000
+  max_total_bytes: 4000
+  max_turns: 3
+validate:
+  enabled: false
 `
 
 func TestParseFull(t *testing.T) {
@@ -74,9 +96,100 @@ func TestParseFull(t *testing.T) {
 		Comments:     Comments{MaxPerReviewer: 10, SeverityFloor: finding.Low, MinConfidence: 0.4},
 		Output:       Output{Format: []string{"markdown", "json"}, FailOn: finding.High},
 		ContextLines: 20,
+		Instructions: []Instruction{
+			{Paths: []string{"felix/bpf-gpl/**"}, Text: "BPF maps written by the dataplane must set UpdatedByBPF."},
+		},
+		Rules: []Rule{
+			{
+				Name:           "bpf-design-doc",
+				WhenChanged:    []string{"felix/bpf-gpl/**"},
+				RequireChanged: []string{"felix/design/bpf-*.md"},
+				Message:        "A change to the BPF programs must update the design doc.",
+				Severity:       finding.High,
+			},
+			{
+				Name:     "no-debug-print",
+				Forbid:   `fmt\.Print(ln|f)?\(`,
+				Paths:    []string{"**/*.go"},
+				Message:  "Use the logger, not fmt.Print.",
+				Severity: finding.Low,
+			},
+		},
+		Tools:    Tools{Enabled: false, MaxCalls: 5, MaxBytes: 1000, MaxTotalBytes: 4000, MaxTurns: 3},
+		Validate: Validate{Enabled: false},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Parse() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestDefaultToolsAndValidate(t *testing.T) {
+	t.Parallel()
+	d := Default()
+	want := Tools{Enabled: true, MaxCalls: 20, MaxBytes: 20000, MaxTotalBytes: 200000, MaxTurns: 8}
+	if diff := cmp.Diff(want, d.Tools); diff != "" {
+		t.Errorf("Default().Tools mismatch (-want +got):\n%s", diff)
+	}
+	if !d.Validate.Enabled {
+		t.Error("Default().Validate.Enabled = false, want true")
+	}
+}
+
+func TestParseRuleDefaults(t *testing.T) {
+	t.Parallel()
+	in := "rules:\n" +
+		"  - name: bpf-design-doc\n" +
+		"    when_changed: [\"felix/bpf-gpl/**\"]\n" +
+		"    require_changed: [\"felix/design/bpf-*.md\"]\n" +
+		"    message: Update the design doc.\n" +
+		"  - name: no-todo\n" +
+		"    forbid: TODO\n" +
+		"    message: No TODOs.\n"
+	got, err := Parse(".council.yaml", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Rule{
+		{
+			Name:           "bpf-design-doc",
+			WhenChanged:    []string{"felix/bpf-gpl/**"},
+			RequireChanged: []string{"felix/design/bpf-*.md"},
+			Message:        "Update the design doc.",
+			Severity:       finding.Medium,
+		},
+		{Name: "no-todo", Forbid: "TODO", Message: "No TODOs.", Severity: finding.Medium},
+	}
+	if diff := cmp.Diff(want, got.Rules); diff != "" {
+		t.Errorf("Rules mismatch (-want +got):\n%s", diff)
+	}
+	for i, k := range []string{RuleCoChange, RuleForbid} {
+		if got.Rules[i].Kind() != k {
+			t.Errorf("Rules[%d].Kind() = %q, want %q", i, got.Rules[i].Kind(), k)
+		}
+	}
+}
+
+func TestRuleKind(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		rule Rule
+		want string
+	}{
+		{"co-change", Rule{WhenChanged: []string{"a"}, RequireChanged: []string{"b"}}, RuleCoChange},
+		{"half a co-change rule is still one", Rule{WhenChanged: []string{"a"}}, RuleCoChange},
+		{"forbid", Rule{Forbid: "x"}, RuleForbid},
+		{"forbid with paths", Rule{Forbid: "x", Paths: []string{"**/*.go"}}, RuleForbid},
+		{"both", Rule{Forbid: "x", WhenChanged: []string{"a"}}, ""},
+		{"neither", Rule{Name: "r", Message: "m"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := tt.rule.Kind(); got != tt.want {
+				t.Errorf("Kind() = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -144,7 +257,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			in:   "council_name: x\nlense: [security]\n",
-			want: ".council.yaml:2:1: lense: unknown key (allowed: council_name, provider, model, base_url, lenses, personas, reviewers, concurrency, budget, prices, paths, comments, output, context_lines)",
+			want: ".council.yaml:2:1: lense: unknown key (allowed: council_name, provider, model, base_url, lenses, personas, reviewers, concurrency, budget, prices, paths, comments, output, context_lines, instructions, rules, tools, validate)",
 			key:  "lense",
 		},
 		{
@@ -388,6 +501,174 @@ func TestParseErrors(t *testing.T) {
 			in:   "lenses: !00\n",
 			want: ".council.yaml:1:9: lenses: YAML tags other than !!str are not supported",
 			key:  "lenses",
+		},
+		{
+			name: "unknown instruction key",
+			in:   "instructions:\n  - paths: [\"**\"]\n    txt: hi\n",
+			want: ".council.yaml:3:5: instructions[0].txt: unknown key (allowed: paths, text)",
+			key:  "instructions[0].txt",
+		},
+		{
+			name: "instruction without paths",
+			in:   "instructions:\n  - text: Prefer table tests.\n",
+			want: `.council.yaml:2:9: instructions[0].paths: must list at least one pattern ("**" for every file)`,
+			key:  "instructions[0].paths",
+		},
+		{
+			name: "instruction with empty paths",
+			in:   "instructions:\n  - paths: []\n    text: Prefer table tests.\n",
+			want: `.council.yaml:2:12: instructions[0].paths: must list at least one pattern ("**" for every file)`,
+			key:  "instructions[0].paths",
+		},
+		{
+			name: "instruction with a bad glob",
+			in:   "instructions:\n  - paths: [\"felix/**\", \"src**\"]\n    text: x\n",
+			want: `.council.yaml:2:25: instructions[0].paths[1]: "src**": "**" must be a whole path segment ("a/**/b", not "a**")`,
+			key:  "instructions[0].paths[1]",
+		},
+		{
+			name: "instruction without text",
+			in:   "instructions:\n  - paths: [\"**\"]\n    text: \"  \"\n",
+			want: ".council.yaml:3:11: instructions[0].text: must not be empty: the instruction to give the reviewers",
+			key:  "instructions[0].text",
+		},
+		{
+			name: "instruction text is not a string",
+			in:   "instructions:\n  - paths: [\"**\"]\n    text: [a]\n",
+			want: ".council.yaml:3:11: instructions[0].text: must be a string (got a list)",
+			key:  "instructions[0].text",
+		},
+		{
+			name: "unknown rule key",
+			in:   "rules:\n  - name: r\n    forbids: x\n",
+			want: ".council.yaml:3:5: rules[0].forbids: unknown key (allowed: name, when_changed, require_changed, forbid, paths, message, severity)",
+			key:  "rules[0].forbids",
+		},
+		{
+			name: "rule without a name",
+			in:   "rules:\n  - forbid: x\n    message: m\n",
+			want: `.council.yaml:2:11: rules[0].name: must not be empty: name the rule in lowercase letters, digits and '-' (e.g. "bpf-design-doc")`,
+			key:  "rules[0].name",
+		},
+		{
+			name: "rule name",
+			in:   "rules:\n  - name: No_Print\n    forbid: x\n    message: m\n",
+			want: `.council.yaml:2:11: rules[0].name: "No_Print" is not a rule name: use lowercase letters, digits and '-' (e.g. "bpf-design-doc"), at most 64 of them`,
+			key:  "rules[0].name",
+		},
+		{
+			name: "duplicate rule name",
+			in:   "rules:\n  - name: r\n    forbid: x\n    message: m\n  - name: r\n    forbid: y\n    message: m\n",
+			want: `.council.yaml:5:11: rules[1].name: "r" is the name of rules[0] too; rule names must be unique`,
+			key:  "rules[1].name",
+		},
+		{
+			name: "rule of both kinds",
+			in:   "rules:\n  - name: r\n    when_changed: [a]\n    require_changed: [b]\n    forbid: x\n    message: m\n",
+			want: `.council.yaml:5:13: rules[0].forbid: rule "r" sets both forbid and when_changed/require_changed; a rule is either a when_changed+require_changed rule or a forbid rule (split it in two)`,
+			key:  "rules[0].forbid",
+		},
+		{
+			name: "rule of neither kind",
+			in:   "rules:\n  - { name: r, message: m }\n",
+			want: `.council.yaml:2:5: rules[0]: rule "r" checks nothing: give it when_changed and require_changed, or forbid`,
+			key:  "rules[0]",
+		},
+		{
+			name: "when_changed without require_changed",
+			in:   "rules:\n  - { name: r, when_changed: [a], message: m }\n",
+			want: `.council.yaml:2:5: rules[0].require_changed: rule "r" has when_changed but no require_changed: list the files that must change with them`,
+			key:  "rules[0].require_changed",
+		},
+		{
+			name: "require_changed without when_changed",
+			in:   "rules:\n  - { name: r, when_changed: [], require_changed: [b], message: m }\n",
+			want: `.council.yaml:2:30: rules[0].when_changed: rule "r" has require_changed but no when_changed: list the files whose change requires it`,
+			key:  "rules[0].when_changed",
+		},
+		{
+			name: "rule with a bad glob",
+			in:   "rules:\n  - name: r\n    when_changed: [\"felix/bpf-gpl/**\"]\n    require_changed: [\"felix/design/[\"]\n    message: m\n",
+			want: `.council.yaml:4:23: rules[0].require_changed[0]: "felix/design/[" is not a valid glob: syntax error in pattern (segment "[")`,
+			key:  "rules[0].require_changed[0]",
+		},
+		{
+			name: "paths on a co-change rule",
+			in:   "rules:\n  - name: r\n    when_changed: [a]\n    require_changed: [b]\n    paths: [c]\n    message: m\n",
+			want: `.council.yaml:5:12: rules[0].paths: rule "r": paths applies to forbid rules only; when_changed already says which files the rule is about`,
+			key:  "rules[0].paths",
+		},
+		{
+			name: "bad regexp",
+			in:   "rules:\n  - name: r\n    forbid: 'fmt\\.Print('\n    message: m\n",
+			want: ".council.yaml:3:13: rules[0].forbid: not a valid Go regular expression (RE2): error parsing regexp: missing closing ): `fmt\\.Print(`",
+			key:  "rules[0].forbid",
+		},
+		{
+			name: "regexp without RE2 support",
+			in:   "rules:\n  - name: r\n    forbid: '(?!x)y'\n    message: m\n",
+			want: ".council.yaml:3:13: rules[0].forbid: not a valid Go regular expression (RE2): error parsing regexp: invalid or unsupported Perl syntax: `(?!`",
+			key:  "rules[0].forbid",
+		},
+		{
+			name: "regexp matching every line",
+			in:   "rules:\n  - name: r\n    forbid: 'x*'\n    message: m\n",
+			want: `.council.yaml:3:13: rules[0].forbid: "x*" matches every line (it matches the empty string)`,
+			key:  "rules[0].forbid",
+		},
+		{
+			name: "rule without a message",
+			in:   "rules:\n  - name: r\n    forbid: x\n",
+			want: `.council.yaml:2:9: rules[0].message: rule "r" needs a message: what its finding tells the author`,
+			key:  "rules[0].message",
+		},
+		{
+			name: "rule severity",
+			in:   "rules:\n  - name: r\n    forbid: x\n    message: m\n    severity: warning\n",
+			want: `.council.yaml:5:15: rules[0].severity: "warning" is not one of critical, high, medium, low, nit`,
+			key:  "rules[0].severity",
+		},
+		{
+			name: "rules is not a list",
+			in:   "rules:\n  name: r\n",
+			want: ".council.yaml:2:7: rules: must be a list (got a mapping)",
+			key:  "rules",
+		},
+		{
+			name: "unknown tools key",
+			in:   "tools:\n  max_call: 3\n",
+			want: ".council.yaml:2:3: tools.max_call: unknown key (allowed: enabled, max_calls, max_bytes, max_total_bytes, max_turns)",
+			key:  "tools.max_call",
+		},
+		{
+			name: "tools enabled is not a bool",
+			in:   "tools:\n  enabled: yes please\n",
+			want: `.council.yaml:2:12: tools.enabled: must be true or false (got string "yes please")`,
+			key:  "tools.enabled",
+		},
+		{
+			name: "zero tool calls",
+			in:   "tools:\n  max_calls: 0\n",
+			want: ".council.yaml:2:14: tools.max_calls: must be >= 1 (got 0); tools.enabled: false turns the tools off",
+			key:  "tools.max_calls",
+		},
+		{
+			name: "negative tool turns",
+			in:   "tools:\n  max_turns: -1\n",
+			want: ".council.yaml:2:14: tools.max_turns: must be >= 1 (got -1); tools.enabled: false turns the tools off",
+			key:  "tools.max_turns",
+		},
+		{
+			name: "tool result over the total",
+			in:   "tools:\n  max_total_bytes: 10000\n",
+			want: ".council.yaml:1:1: tools.max_bytes: must not exceed tools.max_total_bytes (20000 > 10000)",
+			key:  "tools.max_bytes",
+		},
+		{
+			name: "unknown validate key",
+			in:   "validate:\n  enable: false\n",
+			want: ".council.yaml:2:3: validate.enable: unknown key (allowed: enabled)",
+			key:  "validate.enable",
 		},
 		{
 			name: "merge key",
