@@ -36,6 +36,9 @@ type ReviewOptions struct {
 	ReplayDir        string
 	DryRun           bool
 	MaxUSD           float64
+	NoTools          bool
+	NoValidate       bool
+	RulesOnly        bool
 
 	formatSet bool // --format was given (else the config's output.format applies)
 	failOnSet bool
@@ -105,6 +108,9 @@ Configuration and reviewer documents are read from the base revision, never from
 	fl.StringVar(&opts.ReplayDir, "replay", "", "answer every model request from recordings in `DIR`, offline")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "stop before calling a model: print the plan and estimates (requests go to --record DIR)")
 	fl.Float64Var(&opts.MaxUSD, "max-usd", 0, "stop sending requests before the run would cost more than this")
+	fl.BoolVar(&opts.NoTools, "no-tools", false, "reviewers get no repository tools (read_file, grep, list_files, git_log)")
+	fl.BoolVar(&opts.NoValidate, "no-validate", false, "do not check each finding with a second model call (the output says so)")
+	fl.BoolVar(&opts.RulesOnly, "rules-only", false, "run only the rules of .council.yaml: no model, no credentials, offline")
 	return cmd
 }
 
@@ -148,6 +154,9 @@ func (o *ReviewOptions) validate() error {
 	if o.MaxUSD < 0 {
 		return usagef("--max-usd must be >= 0")
 	}
+	if o.RulesOnly && (o.DryRun || o.ReplayDir != "" || o.RecordDir != "") {
+		return usagef("--rules-only calls no model: it cannot be used with --dry-run, --record or --replay")
+	}
 	return nil
 }
 
@@ -157,11 +166,12 @@ or OPENAI_API_KEY (or OPENAI_BASE_URL for Ollama, vLLM, llama.cpp) for OpenAI-co
 and choose with --provider anthropic|openai; or use --dry-run or --replay DIR to run without one`
 
 func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
-	offline := o.DryRun || o.ReplayDir != ""
+	offline := o.DryRun || o.ReplayDir != "" || o.RulesOnly
 	sess, err := engine.Open(ctx, engine.Options{
 		Repo: o.Repo, Base: o.Base, Head: o.Head, ConfigPath: o.ConfigPath,
 		Provider: o.Provider, DefaultProvider: envProvider(f.Getenv), Model: o.Model,
 		Lenses: o.Lenses, PersonaFiles: o.Personas, Concurrency: o.Concurrency, MaxUSD: o.MaxUSD,
+		NoTools: o.NoTools, NoValidate: o.NoValidate, RulesOnly: o.RulesOnly,
 		Version: Version,
 	})
 	if err != nil {
@@ -210,6 +220,17 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		}
 		fmt.Fprintf(f.Err, "council: dry run, nothing sent. %s\n", markdown.EstimateLine(*rep.Estimate))
 		return nil
+	}
+
+	if o.RulesOnly {
+		if len(cfg.Rules) == 0 {
+			return usagef("--rules-only: the config has no rules: add rules: to .council.yaml (see docs/config.md)")
+		}
+		rep := sess.Run(ctx, nil, prices)
+		if err := writeOutputs(f, o, rep, cfg.CouncilName); err != nil {
+			return err
+		}
+		return outcome(rep, o)
 	}
 
 	var client provider.Client

@@ -23,12 +23,15 @@ import (
 	"github.com/council-dev/council/internal/consolidate"
 	"github.com/council-dev/council/internal/diff"
 	"github.com/council-dev/council/internal/finding"
+	"github.com/council-dev/council/internal/instructions"
 	"github.com/council-dev/council/internal/ledger"
 	"github.com/council-dev/council/internal/plan"
 	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/report"
 	"github.com/council-dev/council/internal/review"
+	"github.com/council-dev/council/internal/rules"
 	"github.com/council-dev/council/internal/source"
+	"github.com/council-dev/council/internal/validate"
 )
 
 // ConfigFile is the repository's config, read from the base revision.
@@ -54,6 +57,9 @@ type Options struct {
 	PersonaFiles    []string // local files, added to the repository's personas
 	Concurrency     int
 	MaxUSD          float64
+	NoTools         bool // reviewers see only the prompt, no repository tools
+	NoValidate      bool // findings are not checked by the validator
+	RulesOnly       bool // only the deterministic rules run: no model at all
 
 	Version string
 	Now     func() time.Time // time.Now when nil
@@ -63,7 +69,8 @@ type Options struct {
 type Session struct {
 	Change    source.Change
 	Config    config.Config
-	Reviewers []review.Reviewer
+	Reviewers    []review.Reviewer
+	Instructions []instructions.Instruction // from the base revision
 
 	git  *source.Git
 	opts Options
@@ -109,8 +116,19 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 		return nil, err
 	}
 	s.applyOverrides()
+	if o.RulesOnly {
+		return s, nil
+	}
 	if s.Reviewers, err = s.loadReviewers(ctx); err != nil {
 		return nil, err
+	}
+	var changed []string
+	for _, f := range s.Change.Files {
+		changed = append(changed, f.Path())
+	}
+	// From the base branch, like the config: the change cannot instruct its own reviewers.
+	if s.Instructions, err = instructions.Load(ctx, s.git, s.Change.BaseTip, changed, s.Config.Instructions); err != nil {
+		return nil, fmt.Errorf("read repository instructions at base: %w", err)
 	}
 	return s, nil
 }
@@ -217,7 +235,7 @@ func (s *Session) loadReviewers(ctx context.Context) ([]review.Reviewer, error) 
 		personas = append(personas, more...)
 	}
 	all := append(selected, personas...)
-	seen := map[string]string{}
+	seen := map[string]string{rules.Reviewer: "the rules of .council.yaml"}
 	for _, r := range all {
 		if prev, ok := seen[r.Name]; ok {
 			return nil, fmt.Errorf("reviewer %q is defined twice (%s and %s): rename one", r.Name, prev, r.Source)
@@ -330,9 +348,28 @@ func (s *Session) Plan(ctx context.Context) (plan.Plan, review.Input) {
 		for _, f := range u.Files {
 			ru.Files = append(ru.Files, f.Path())
 		}
+		ru.Instructions = instructions.Render(scope(s.Instructions, ru.Files))
 		in.Units = append(in.Units, ru)
 	}
 	return p, in
+}
+
+// scope keeps the instructions that apply to files, each narrowed to those files.
+func scope(is []instructions.Instruction, files []string) []instructions.Instruction {
+	var out []instructions.Instruction
+	for _, in := range is {
+		var applies []string
+		for _, f := range in.AppliesTo {
+			if slices.Contains(files, f) {
+				applies = append(applies, f)
+			}
+		}
+		if len(applies) > 0 {
+			in.AppliesTo = applies
+			out = append(out, in)
+		}
+	}
+	return out
 }
 
 // headLines returns a file's lines at head, read once; nil when unreadable (deleted, binary,
@@ -374,53 +411,116 @@ func (s *Session) Requests(in review.Input) [][]provider.Request {
 	return out
 }
 
-// Run reviews the planned change with the client and builds the report.
+// Run reviews the planned change with the client and builds the report. With RulesOnly the
+// client is not used and may be nil.
 func (s *Session) Run(ctx context.Context, client review.Completer, prices provider.Prices) report.Report {
 	p, in := s.Plan(ctx)
-	guard := ledger.NewGuard(client, ledger.Budget{MaxUSD: s.Config.Budget.MaxUSD, MaxTokens: s.Config.Budget.MaxTokens}, prices)
-
-	stop := s.stages.Start("review")
-	results, warm := review.Run(ctx, guard, in, s.Reviewers, s.reviewOptions(prices))
-	stop()
-
+	rep := s.baseReport(p)
+	rep.Instructions = instructionUses(s.Instructions)
 	var raw []finding.Finding
-	for _, r := range results {
-		raw = append(raw, r.Findings...)
+	var total provider.Usage
+
+	if !s.opts.RulesOnly {
+		guard := ledger.NewGuard(client, ledger.Budget{MaxUSD: s.Config.Budget.MaxUSD, MaxTokens: s.Config.Budget.MaxTokens}, prices)
+		stop := s.stages.Start("review")
+		results, warm := review.Run(ctx, guard, in, s.Reviewers, s.reviewOptions(prices))
+		stop()
+		for _, r := range results {
+			raw = append(raw, r.Findings...)
+			rep.Reviewers = append(rep.Reviewers, reviewerEntry(r.Reviewer, r.Model, report.Reviewer{
+				Summary: r.Summary, Errors: r.Errors, Warnings: r.Warnings, Units: r.Units, Raised: len(r.Findings),
+				Usage: r.Usage, WallSecs: r.Wall.Seconds(), Succeeded: r.Succeeded, Given: p.Reviewed,
+			}))
+			total = total.Add(r.Usage)
+		}
+		total = total.Add(warm.Usage)
+		rep.Usage.CacheWarmup = warm.Usage
+		for _, e := range warm.Errors {
+			rep.Degraded = append(rep.Degraded, "prompt cache warm-up failed, so reviewers may have paid for the whole prompt: "+e)
+		}
+
+		raw = s.validate(ctx, guard, in, raw, prices, &rep)
+		total = total.Add(rep.Validation.Usage)
+
+		for _, m := range s.unpriced(prices) {
+			rep.Degraded = append(rep.Degraded, fmt.Sprintf("model %s has no price: its cost shows as $0 (add it under prices: in .council.yaml)", m))
+		}
+		if n := guard.Refused(); n > 0 {
+			rep.Degraded = append(rep.Degraded, fmt.Sprintf("the budget stopped the run: %d model request(s) not sent (budget.max_usd %.2f, budget.max_tokens %d)", n, s.Config.Budget.MaxUSD, s.Config.Budget.MaxTokens))
+		}
 	}
-	stop = s.stages.Start("anchor")
+
+	// The repository's own rules need no model and are never sent to the validator.
+	if len(s.Config.Rules) > 0 {
+		found := rules.Check(s.Config.Rules, s.Change.Files)
+		raw = append(raw, found...)
+		rep.Reviewers = append(rep.Reviewers, rulesReviewer(s.Config.Rules, len(found), p.Reviewed))
+	}
+
+	stop := s.stages.Start("anchor")
 	anchored, _ := anchor.Anchor(s.Change.Files, raw)
 	stop()
 	stop = s.stages.Start("consolidate")
-	final, _ := consolidate.Consolidate(anchored, consolidate.Options{
+	rep.Findings, _ = consolidate.Consolidate(anchored, consolidate.Options{
 		MaxPerReviewer: s.Config.Comments.MaxPerReviewer,
 		SeverityFloor:  s.Config.Comments.SeverityFloor,
 		MinConfidence:  s.Config.Comments.MinConfidence,
 	})
 	stop()
 
-	rep := s.baseReport(p)
-	rep.Findings = final
-	total := warm.Usage
-	for _, r := range results {
-		raised := len(r.Findings)
-		rep.Reviewers = append(rep.Reviewers, reviewerEntry(r.Reviewer, r.Model, report.Reviewer{
-			Summary: r.Summary, Errors: r.Errors, Warnings: r.Warnings, Units: r.Units, Raised: raised,
-			Usage: r.Usage, WallSecs: r.Wall.Seconds(), Succeeded: r.Succeeded,
-		}))
-		total = total.Add(r.Usage)
-	}
+	warmup := rep.Usage.CacheWarmup
 	rep.Usage = s.usage(total)
-	rep.Usage.CacheWarmup = warm.Usage
-	for _, e := range warm.Errors {
-		rep.Degraded = append(rep.Degraded, "prompt cache warm-up failed, so reviewers may have paid for the whole prompt: "+e)
-	}
-	for _, m := range s.unpriced(prices) {
-		rep.Degraded = append(rep.Degraded, fmt.Sprintf("model %s has no price: its cost shows as $0 (add it under prices: in .council.yaml)", m))
-	}
-	if n := guard.Refused(); n > 0 {
-		rep.Degraded = append(rep.Degraded, fmt.Sprintf("the budget stopped the run: %d model request(s) not sent (budget.max_usd %.2f, budget.max_tokens %d)", n, s.Config.Budget.MaxUSD, s.Config.Budget.MaxTokens))
-	}
+	rep.Usage.CacheWarmup = warmup
 	return rep
+}
+
+// validate has each finding checked by a second model call, unless validation is off; what it
+// rejects stays in the report as filtered, with the reason.
+func (s *Session) validate(ctx context.Context, c review.Completer, in review.Input, fs []finding.Finding, prices provider.Prices, rep *report.Report) []finding.Finding {
+	if s.opts.NoValidate || !s.Config.Validate.Enabled {
+		rep.Degraded = append(rep.Degraded, "validation is off (--no-validate or validate.enabled: false): findings were not checked by a second model call")
+		return fs
+	}
+	if len(fs) == 0 {
+		rep.Validation.Enabled = true
+		return fs
+	}
+	o := s.reviewOptions(prices)
+	model := s.Config.Model
+	stop := s.stages.Start("validate")
+	res := validate.Run(ctx, c, in, fs, validate.Options{
+		Model: model, Concurrency: o.Concurrency, Cost: o.Cost,
+		NewToolbox: o.NewToolbox, MaxTurns: o.MaxTurns, WarmCache: o.WarmCache,
+	})
+	stop()
+	rep.Validation = report.Validation{Enabled: true, Checked: res.Checked, Rejected: res.Rejected, Errors: res.Errors, Usage: res.Usage}
+	if len(res.Errors) > 0 {
+		rep.Degraded = append(rep.Degraded, fmt.Sprintf("validation failed for %d of %d findings: they are shown unchecked", len(res.Errors), len(fs)))
+	}
+	for _, e := range res.WarmupErrors {
+		rep.Degraded = append(rep.Degraded, "validator's prompt cache warm-up failed: "+e)
+	}
+	return res.Findings
+}
+
+// rulesReviewer is the report entry of the deterministic rules.
+func rulesReviewer(rs []config.Rule, found int, given []string) report.Reviewer {
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = r.Name
+	}
+	return report.Reviewer{
+		Name: rules.Reviewer, Title: "Rules", Emoji: "📏", Kind: "rules", Alert: "IMPORTANT",
+		Focus: names, Noun: "rule violation", Model: "none", Raised: found, Succeeded: true, Given: given,
+	}
+}
+
+func instructionUses(is []instructions.Instruction) []report.Instruction {
+	out := make([]report.Instruction, len(is))
+	for i, in := range is {
+		out[i] = report.Instruction{Source: in.Source, AppliesTo: in.AppliesTo}
+	}
+	return out
 }
 
 // DryRun builds the report of a run that stops before the model: the plan, and what each

@@ -21,8 +21,10 @@ type Input struct {
 
 // Unit is one group of files reviewed in one request per reviewer.
 type Unit struct {
-	Files []string
-	Diff  string // diff.RenderAll output
+	Files        []string
+	Diff         string // diff.RenderAll output
+	Instructions string // instructions.Render of those that apply to the unit's files
+	Context      string // codecontext.Render: code beyond the hunks
 }
 
 // rules is the system prompt shared by every reviewer. It must stay byte-identical across
@@ -70,6 +72,16 @@ func Prefix(in Input, unit int) string {
 			b.WriteString(fenceUntrusted(strings.TrimSpace(in.Body)))
 		}
 		b.WriteString("\n</untrusted>\n")
+	}
+	if u := in.Units[unit]; u.Instructions != "" {
+		b.WriteString("\n## Repository instructions\n\n")
+		b.WriteString(strings.TrimSpace(u.Instructions))
+		b.WriteString("\n")
+	}
+	if u := in.Units[unit]; u.Context != "" {
+		b.WriteString("\n## Code beyond the diff\n\nEnclosing declarations of the hunks and definitions the changed lines use, as they are at head (or base, where marked). Read them; comment only on diff lines.\n\n")
+		b.WriteString(strings.TrimSpace(u.Context))
+		b.WriteString("\n")
 	}
 	b.WriteString("\n## Diff\n\n" + diff.Legend + "\n\n")
 	b.WriteString(in.Units[unit].Diff)
