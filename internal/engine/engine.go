@@ -67,8 +67,8 @@ type Options struct {
 
 // Session is a change loaded with its config and reviewers, ready to plan and run.
 type Session struct {
-	Change    source.Change
-	Config    config.Config
+	Change       source.Change
+	Config       config.Config
 	Reviewers    []review.Reviewer
 	Instructions []instructions.Instruction // from the base revision
 

@@ -1,6 +1,6 @@
 // Package anthropic is the provider.Client for Anthropic's Messages API, on the official SDK.
 // It is the only package that imports the Anthropic SDK. It maps the neutral request onto the
-// API (cache_control breakpoints, tools, forced tool choice), the answer and its usage back,
+// API (cache_control breakpoints, tools, forced or required tool choice), the answer and its usage back,
 // and the API's errors onto provider's typed errors. It never retries (provider.WithRetry
 // does) and never reads the environment: the caller passes the key and base URL.
 package anthropic
@@ -139,8 +139,13 @@ func newParams(req provider.Request) (sdk.MessageNewParams, error) {
 		}
 		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: tp})
 	}
-	if req.ToolName != "" {
+	switch {
+	case req.ToolName != "":
 		p.ToolChoice = sdk.ToolChoiceParamOfTool(req.ToolName)
+	case req.RequireTool:
+		// Sent even without tools: the service refuses "any" then, which says more about
+		// the caller's mistake than a request quietly sent without the requirement.
+		p.ToolChoice = sdk.ToolChoiceUnionParam{OfAny: &sdk.ToolChoiceAnyParam{}}
 	}
 	return p, nil
 }
@@ -179,9 +184,11 @@ func newBlock(b provider.Block) (sdk.ContentBlockParamUnion, error) {
 // newSchema splits a JSON Schema object into the SDK's typed fields and the rest, which the SDK
 // sends as they are.
 func newSchema(raw json.RawMessage) (sdk.ToolInputSchemaParam, error) {
-	var s sdk.ToolInputSchemaParam
+	// An all-zero schema param is left out of the request (omitzero), and the API requires
+	// input_schema: a tool without arguments is sent with empty properties.
+	s := sdk.ToolInputSchemaParam{Properties: map[string]any{}}
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return s, nil // {"type":"object"}: a tool without arguments
+		return s, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

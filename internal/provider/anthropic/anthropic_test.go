@@ -508,3 +508,81 @@ func TestUnreachable(t *testing.T) {
 		t.Error("a refused connection is retried: a server that is not running should fail fast")
 	}
 }
+
+// TestToolChoice checks how ToolName and RequireTool map onto tool_choice, and that the
+// service's rule ("any" needs tools) comes back as a bad request.
+func TestToolChoice(t *testing.T) {
+	t.Parallel()
+	greetTool := provider.Tool{Name: "greet", Description: "Say hello.", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	tests := []struct {
+		name       string
+		tools      []provider.Tool
+		toolName   string
+		require    bool
+		wantChoice *anthropictest.ToolChoice
+		wantCall   string // the tool the fake's default answer calls; "" for text
+		wantErr    string
+	}{
+		{name: "auto", tools: []provider.Tool{greetTool, reportTool}},
+		{name: "required: the first tool is called", tools: []provider.Tool{greetTool, reportTool}, require: true,
+			wantChoice: &anthropictest.ToolChoice{Type: "any"}, wantCall: "greet"},
+		{name: "a named tool wins over required", tools: []provider.Tool{greetTool, reportTool}, toolName: "report", require: true,
+			wantChoice: &anthropictest.ToolChoice{Type: "tool", Name: "report"}, wantCall: "report"},
+		{name: "required without tools", require: true, wantErr: "requires tools"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			got, err := b.client.Complete(context.Background(), provider.Request{
+				Model: model, MaxTokens: 10, Messages: []provider.Message{userText("hi")},
+				Tools: tt.tools, ToolName: tt.toolName, RequireTool: tt.require,
+			})
+			if tt.wantErr != "" {
+				var bad *provider.BadRequestError
+				if !errors.As(err, &bad) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want a BadRequestError containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantChoice, b.fake.Requests()[0].ToolChoice); diff != "" {
+				t.Errorf("tool_choice (-want +got):\n%s", diff)
+			}
+			var called string
+			for _, blk := range got.Content {
+				if blk.Type == provider.ToolUse {
+					called = blk.Name
+				}
+			}
+			if called != tt.wantCall {
+				t.Errorf("called %q, want %q", called, tt.wantCall)
+			}
+		})
+	}
+}
+
+// TestToolWithoutArguments: a tool whose schema has no properties (or no schema at all) still
+// sends input_schema, which the API requires.
+func TestToolWithoutArguments(t *testing.T) {
+	t.Parallel()
+	for _, schema := range []string{``, `{"type":"object"}`} {
+		b := setup(t)
+		_, err := b.client.Complete(context.Background(), provider.Request{
+			Model: model, MaxTokens: 10, Messages: []provider.Message{userText("hi")},
+			Tools: []provider.Tool{{Name: "ping", InputSchema: json.RawMessage(schema)}},
+		})
+		if err != nil {
+			t.Fatalf("schema %q: %v", schema, err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(b.fake.Requests()[0].Tools[0].InputSchema, &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(map[string]any{"type": "object", "properties": map[string]any{}}, got); diff != "" {
+			t.Errorf("schema %q: input_schema (-want +got):\n%s", schema, diff)
+		}
+	}
+}

@@ -173,8 +173,13 @@ func (c *Client) newParams(req provider.Request) (sdk.ChatCompletionNewParams, e
 		}
 		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(fn))
 	}
-	if req.ToolName != "" {
+	switch {
+	case req.ToolName != "":
 		p.ToolChoice = sdk.ToolChoiceOptionFunctionToolChoice(sdk.ChatCompletionNamedToolChoiceFunctionParam{Name: req.ToolName})
+	case req.RequireTool:
+		// Sent even without tools: the service refuses "required" then, which says more
+		// about the caller's mistake than a request quietly sent without the requirement.
+		p.ToolChoice = sdk.ChatCompletionToolChoiceOptionUnionParam{OfAuto: param.NewOpt(string(sdk.ChatCompletionToolChoiceOptionAutoRequired))}
 	}
 	return p, nil
 }

@@ -566,3 +566,67 @@ func TestUnreachable(t *testing.T) {
 		t.Error("a refused connection is retried: a server that is not running should fail fast")
 	}
 }
+
+// TestToolChoice checks how ToolName and RequireTool map onto tool_choice, and that the
+// service's rule ("required" needs tools) comes back as a bad request.
+func TestToolChoice(t *testing.T) {
+	t.Parallel()
+	greetTool := provider.Tool{Name: "greet", Description: "Say hello.", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	tests := []struct {
+		name       string
+		tools      []provider.Tool
+		toolName   string
+		require    bool
+		wantChoice string // tool_choice as sent, compact JSON; "" for none
+		wantCall   string // the tool the fake's default answer calls; "" for text
+		wantStop   string
+		wantErr    string
+	}{
+		{name: "auto", tools: []provider.Tool{greetTool, reportTool}, wantStop: provider.StopEndTurn},
+		{name: "required: the first tool is called", tools: []provider.Tool{greetTool, reportTool}, require: true,
+			wantChoice: `"required"`, wantCall: "greet", wantStop: provider.StopToolUse},
+		{name: "a named tool wins over required", tools: []provider.Tool{greetTool, reportTool}, toolName: "report", require: true,
+			wantChoice: `{"function":{"name":"report"},"type":"function"}`, wantCall: "report", wantStop: provider.StopToolUse},
+		{name: "required without tools", require: true, wantErr: "only allowed when 'tools' are specified"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			req := textRequest("hi")
+			req.Tools, req.ToolName, req.RequireTool = tt.tools, tt.toolName, tt.require
+			got, err := b.client.Complete(context.Background(), req)
+			if tt.wantErr != "" {
+				var bad *provider.BadRequestError
+				if !errors.As(err, &bad) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want a BadRequestError containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var choice string
+			if raw := b.fake.Requests()[0].ToolChoice; len(raw) > 0 {
+				var v any
+				if err := json.Unmarshal(raw, &v); err != nil {
+					t.Fatal(err)
+				}
+				out, _ := json.Marshal(v)
+				choice = string(out)
+			}
+			if choice != tt.wantChoice {
+				t.Errorf("tool_choice = %s, want %s", choice, tt.wantChoice)
+			}
+			var called string
+			for _, blk := range got.Content {
+				if blk.Type == provider.ToolUse {
+					called = blk.Name
+				}
+			}
+			if called != tt.wantCall || got.StopReason != tt.wantStop {
+				t.Errorf("called %q, stop %q; want %q, %q", called, got.StopReason, tt.wantCall, tt.wantStop)
+			}
+		})
+	}
+}

@@ -61,8 +61,9 @@ func WithRespond(f func(Request) Reply) Option { return func(s *Server) { s.resp
 // WithMinCacheTokens sets the shortest prefix that is cached.
 func WithMinCacheTokens(n int) Option { return func(s *Server) { s.minCacheTokens = n } }
 
-// New starts a fake closed when the test ends. Without WithRespond it answers "ok", or calls
-// the forced tool with an empty input.
+// New starts a fake closed when the test ends. Without WithRespond it answers "ok", or, when
+// tool_choice forces a tool, calls it with an empty input; with tool_choice "any" it calls the
+// first client tool.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s := &Server{
@@ -110,6 +111,13 @@ func (s *Server) Requests() []Request {
 func defaultRespond(req Request) Reply {
 	if req.ToolChoice != nil && req.ToolChoice.Type == "tool" {
 		return ToolReply(req.ToolChoice.Name, map[string]any{})
+	}
+	if req.ToolChoice != nil && req.ToolChoice.Type == "any" {
+		for _, t := range req.Tools {
+			if t.Type == "" || t.Type == "custom" {
+				return ToolReply(t.Name, map[string]any{})
+			}
+		}
 	}
 	return TextReply("ok")
 }

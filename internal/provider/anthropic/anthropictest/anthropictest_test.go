@@ -90,6 +90,9 @@ func TestRules(t *testing.T) {
 			body: `{"model":"m","max_tokens":5,"temperature":0.2,` + hello + `}`, status: 400, inMsg: "temperature"},
 		{name: "forced tool not defined", body: `{"model":"m","max_tokens":5,"tool_choice":{"type":"tool","name":"report"},` + hello + `}`, status: 400, inMsg: "Tool 'report' not found"},
 		{name: "forced tool defined", body: `{"model":"m","max_tokens":5,"tools":[{"name":"report","input_schema":{"type":"object"}}],"tool_choice":{"type":"tool","name":"report"},` + hello + `}`, status: 200},
+		{name: "any without tools", body: `{"model":"m","max_tokens":5,"tool_choice":{"type":"any"},` + hello + `}`, status: 400, inMsg: "tool_choice.type 'any' requires tools"},
+		{name: "any with tools", body: `{"model":"m","max_tokens":5,"tools":[{"name":"report","input_schema":{"type":"object"}}],"tool_choice":{"type":"any"},` + hello + `}`, status: 200},
+		{name: "unknown tool_choice type", body: `{"model":"m","max_tokens":5,"tools":[{"name":"report","input_schema":{"type":"object"}}],"tool_choice":{"type":"required"},` + hello + `}`, status: 400, inMsg: "does not match any of the expected tags"},
 		{name: "tool without schema", body: `{"model":"m","max_tokens":5,"tools":[{"name":"report"}],` + hello + `}`, status: 400, inMsg: "input_schema: Field required"},
 		{name: "schema not an object", body: `{"model":"m","max_tokens":5,"tools":[{"name":"report","input_schema":{"type":"array"}}],` + hello + `}`, status: 400, inMsg: "Input should be 'object'"},
 		{name: "bad tool name", body: `{"model":"m","max_tokens":5,"tools":[{"name":"re port","input_schema":{"type":"object"}}],` + hello + `}`, status: 400, inMsg: "tools.0.name"},
@@ -269,5 +272,21 @@ func TestRequestsRecorded(t *testing.T) {
 	}
 	if diff := cmp.Diff(anthropictest.Blocks{{Type: "text", Text: "be brief"}}, got.System); diff != "" {
 		t.Errorf("a string system prompt decodes to one text block (-want +got):\n%s", diff)
+	}
+}
+
+// TestAnyCallsFirstTool: with tool_choice "any" the default answer calls the first tool.
+func TestAnyCallsFirstTool(t *testing.T) {
+	t.Parallel()
+	s := anthropictest.New(t)
+	tools := `"tools":[{"name":"greet","input_schema":{"type":"object"}},{"name":"report","input_schema":{"type":"object"}}]`
+	r := post(t, s, nil, `{"model":"m","max_tokens":5,`+tools+`,"tool_choice":{"type":"any"},`+hello+`}`)
+	if r.status != 200 {
+		t.Fatalf("status %d: %v", r.status, r.body)
+	}
+	content := r.body["content"].([]any)
+	last := content[len(content)-1].(map[string]any)
+	if last["type"] != "tool_use" || last["name"] != "greet" || r.body["stop_reason"] != "tool_use" {
+		t.Errorf("body = %v, want a call of greet", r.body)
 	}
 }

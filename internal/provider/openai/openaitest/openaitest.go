@@ -66,8 +66,9 @@ func WithNoAuth() Option { return func(s *Server) { s.noAuth = true; s.APIKey = 
 // WithRespond sets the function that scripts each answer.
 func WithRespond(f func(Request) Reply) Option { return func(s *Server) { s.respond = f } }
 
-// New starts a fake closed when the test ends. Without WithRespond it answers "ok", or calls
-// the forced function with "{}".
+// New starts a fake closed when the test ends. Without WithRespond it answers "ok", or, when
+// tool_choice forces a function, calls it with "{}"; with tool_choice "required" it calls the
+// first function tool.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s := &Server{APIKey: DefaultAPIKey, respond: defaultRespond, prompts: map[string][]string{}}
@@ -114,6 +115,13 @@ func defaultRespond(req Request) Reply {
 	if name := req.ForcedFunction(); name != "" {
 		return ToolReply(name, "{}")
 	}
+	if req.ToolRequired() {
+		for _, t := range req.Tools {
+			if t.Type == "function" {
+				return ToolReply(t.Function.Name, "{}")
+			}
+		}
+	}
 	return TextReply("ok")
 }
 
@@ -142,6 +150,12 @@ func (r Request) ForcedFunction() string {
 		return ""
 	}
 	return tc.Function.Name
+}
+
+// ToolRequired reports whether tool_choice is "required": the model must call some tool.
+func (r Request) ToolRequired() bool {
+	var mode string
+	return json.Unmarshal(r.ToolChoice, &mode) == nil && mode == "required"
 }
 
 // Message is one chat message.

@@ -74,6 +74,8 @@ func TestRules(t *testing.T) {
 		{name: "max_completion_tokens on a reasoning model", body: `{"model":"gpt-5-mini","max_completion_tokens":5,` + hi + `}`, status: 200},
 		{name: "max_tokens elsewhere", body: `{"model":"llama3.1:8b","max_tokens":5,` + hi + `}`, status: 200},
 		{name: "tool_choice without tools", body: `{"model":"gpt-4.1","tool_choice":"required",` + hi + `}`, status: 400, inMsg: "only allowed when 'tools' are specified"},
+		{name: "required with tools", body: `{"model":"gpt-4.1",` + report + `,"tool_choice":"required",` + hi + `}`, status: 200},
+		{name: "unknown tool_choice mode", body: `{"model":"gpt-4.1",` + report + `,"tool_choice":"any",` + hi + `}`, status: 400, inMsg: "Supported values are", code: "invalid_value"},
 		{name: "forced function not defined", body: `{"model":"gpt-4.1","tools":[{"type":"function","function":{"name":"other"}}],"tool_choice":{"type":"function","function":{"name":"report"}},` + hi + `}`, status: 400, inMsg: "function 'report' not found"},
 		{name: "forced function defined", body: `{"model":"gpt-4.1",` + report + `,"tool_choice":{"type":"function","function":{"name":"report"}},` + hi + `}`, status: 200},
 		{name: "bad function name", body: `{"model":"gpt-4.1","tools":[{"type":"function","function":{"name":"re port"}}],` + hi + `}`, status: 400, code: "invalid_value"},
@@ -194,5 +196,24 @@ func TestForcedCallFinishReason(t *testing.T) {
 	fn := calls[0].(map[string]any)["function"].(map[string]any)
 	if choice["finish_reason"] != "stop" || fn["name"] != "report" || fn["arguments"] != "{}" || msg["content"] != nil {
 		t.Errorf("choice = %v, want a forced call of report ending with stop", choice)
+	}
+}
+
+// TestRequiredCall: with tool_choice "required" the default answer calls the first function,
+// and ends with "tool_calls" as the service does for a call it did not name.
+func TestRequiredCall(t *testing.T) {
+	t.Parallel()
+	s := openaitest.New(t)
+	tools := `"tools":[{"type":"function","function":{"name":"greet","parameters":{"type":"object"}}},{"type":"function","function":{"name":"report","parameters":{"type":"object"}}}]`
+	r := post(t, s.URL+"/chat/completions", s.APIKey, `{"model":"gpt-4.1",`+tools+`,"tool_choice":"required",`+hi+`}`)
+	choice := r.body["choices"].([]any)[0].(map[string]any)
+	msg := choice["message"].(map[string]any)
+	calls := msg["tool_calls"].([]any)
+	fn := calls[0].(map[string]any)["function"].(map[string]any)
+	if choice["finish_reason"] != "tool_calls" || fn["name"] != "greet" || fn["arguments"] != "{}" {
+		t.Errorf("choice = %v, want a call of greet ending with tool_calls", choice)
+	}
+	if !s.Requests()[0].ToolRequired() {
+		t.Error("ToolRequired() = false for tool_choice \"required\"")
 	}
 }
