@@ -1,0 +1,268 @@
+package source
+
+// This file holds the read helpers behind the reviewers' repository tools: what a path is at a
+// revision, git grep, and the log of a path. Like the rest of Git they only read git objects,
+// never the work tree, and run git with the repository's code-running helpers switched off.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EntryInfo is what a path is at a revision.
+type EntryInfo struct {
+	Type string // "blob", "tree", or "commit" (a submodule)
+	Mode string // git's octal mode: "100644", "100755", "120000" (a symbolic link), "040000", "160000"
+	Size int64  // the blob's size in bytes; 0 for trees and submodules
+}
+
+// Entry modes that matter to a reader.
+const (
+	ModeSymlink   = "120000"
+	ModeSubmodule = "160000"
+)
+
+// Entry says what path (repository-relative, "" or "." for the root) is at rev. A path that
+// does not exist there, including one that goes through a symbolic link or a submodule (git
+// follows neither while walking a tree), is an error wrapping fs.ErrNotExist.
+func (g *Git) Entry(ctx context.Context, rev, path string) (EntryInfo, error) {
+	if err := checkRev(rev); err != nil {
+		return EntryInfo{}, fmt.Errorf("look up %s: %w", path, err)
+	}
+	if path == "" || path == "." {
+		if _, err := g.run(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{tree}"); err != nil {
+			return EntryInfo{}, fmt.Errorf("look up the root at %s: no such revision", short(rev))
+		}
+		return EntryInfo{Type: "tree", Mode: "040000"}, nil
+	}
+	// --literal-pathspecs: the path is a name, never a pattern or pathspec magic.
+	out, err := g.run(ctx, "--literal-pathspecs", "ls-tree", "-l", "--full-tree", "-z", "--end-of-options", rev, "--", path)
+	if err != nil {
+		return EntryInfo{}, fmt.Errorf("look up %s at %s: %w", path, short(rev), err)
+	}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		// <mode> SP <type> SP <object> SP+ <size> TAB <path>
+		meta, name, ok := strings.Cut(rec, "\t")
+		if !ok || name != path {
+			continue
+		}
+		f := strings.Fields(meta)
+		if len(f) != 4 {
+			return EntryInfo{}, fmt.Errorf("look up %s at %s: unexpected ls-tree output %q", path, short(rev), rec)
+		}
+		e := EntryInfo{Mode: f[0], Type: f[1]}
+		if f[3] != "-" {
+			if e.Size, err = strconv.ParseInt(f[3], 10, 64); err != nil {
+				return EntryInfo{}, fmt.Errorf("look up %s at %s: bad size in %q", path, short(rev), rec)
+			}
+		}
+		return e, nil
+	}
+	return EntryInfo{}, fmt.Errorf("look up %s at %s: %w", path, short(rev), os.ErrNotExist)
+}
+
+// GrepMatch is one matching line.
+type GrepMatch struct {
+	Path string
+	Line int
+	Text string // the line, without its newline
+}
+
+// GrepTimeout bounds one Grep, whatever the caller's context allows: git grep -E runs the C
+// library's regex engine, which backtracks, and a pattern like (a+)+$ can take minutes.
+const GrepTimeout = 10 * time.Second
+
+// MaxGrepBytes caps how much of git grep's output Grep reads; the rest is cut (truncated).
+const MaxGrepBytes = 1 << 20
+
+// Grep runs git grep over the blobs of rev: pattern is a POSIX extended regular expression,
+// pathGlob (optional) a pathspec glob ("**" crosses directories, "*" does not), binary files
+// are skipped. It returns at most maxMatches matches (all when maxMatches <= 0, up to
+// MaxGrepBytes of output) and whether more were cut. A grep that runs out of time, its own
+// GrepTimeout or the context's deadline, is an error wrapping context.DeadlineExceeded.
+func (g *Git) Grep(ctx context.Context, rev, pattern, pathGlob string, maxMatches int) ([]GrepMatch, bool, error) {
+	if err := checkRev(rev); err != nil {
+		return nil, false, fmt.Errorf("grep: %w", err)
+	}
+	if pattern == "" {
+		return nil, false, errors.New("grep: empty pattern")
+	}
+	if strings.ContainsRune(pattern, 0) || strings.ContainsRune(pathGlob, 0) {
+		return nil, false, errors.New("grep: pattern and path glob cannot contain NUL")
+	}
+	timed, cancelTimeout := context.WithTimeout(ctx, GrepTimeout)
+	defer cancelTimeout()
+	// done stops git once enough has been read; it is told apart from the timeout.
+	run, done := context.WithCancel(timed)
+	defer done()
+
+	// The --no-* flags pin the output's shape and what is searched against the user's config
+	// (grep.column, color.grep, submodule.recurse, textconv drivers). git grep has no
+	// --end-of-options: the revision was checked not to start with '-', the pattern goes
+	// behind -e, and the glob behind "--".
+	args := []string{"grep", "-n", "-I", "-E", "-z",
+		"--no-color", "--no-column", "--no-textconv", "--no-recurse-submodules", "-e", pattern, rev, "--"}
+	if pathGlob != "" {
+		args = append(args, ":(glob)"+pathGlob)
+	}
+	cmd := g.command(run, args...)
+	cmd.WaitDelay = time.Second
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, false, fmt.Errorf("grep %q: %w", pattern, err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedWriter{w: &stderr, n: 16 << 10}
+	if err := cmd.Start(); err != nil {
+		return nil, false, fmt.Errorf("grep %q: %w", pattern, err)
+	}
+	limited := &io.LimitedReader{R: stdout, N: MaxGrepBytes}
+	matches, truncated, parseErr := readGrep(bufio.NewReader(limited), rev+":", maxMatches)
+	if limited.N <= 0 {
+		truncated = true
+	}
+	if truncated || parseErr != nil {
+		done() // git may be blocked writing what will not be read
+	}
+	waitErr := cmd.Wait()
+	switch {
+	case errors.Is(timed.Err(), context.DeadlineExceeded):
+		return nil, false, fmt.Errorf("grep %q at %s: %w", pattern, short(rev), context.DeadlineExceeded)
+	case ctx.Err() != nil:
+		return nil, false, fmt.Errorf("grep %q at %s: %w", pattern, short(rev), ctx.Err())
+	case truncated:
+		return matches, true, nil
+	case parseErr != nil:
+		return nil, false, fmt.Errorf("grep %q at %s: %w", pattern, short(rev), parseErr)
+	case waitErr != nil:
+		var exit *exec.ExitError
+		if errors.As(waitErr, &exit) && exit.ExitCode() == 1 && stderr.Len() == 0 {
+			return nil, false, nil // no match
+		}
+		return nil, false, &GitError{Args: args, Stderr: stderr.String(), Err: waitErr}
+	}
+	return matches, false, nil
+}
+
+// readGrep parses git grep -n -z output: "<rev>:<path>\0<line>\0<text>\n" per match. A path may
+// hold a newline, a text cannot; a cut-off last record is dropped. It stops early, reporting
+// truncated, once it has limit matches and there is more.
+func readGrep(r *bufio.Reader, prefix string, limit int) (matches []GrepMatch, truncated bool, err error) {
+	for {
+		name, err := r.ReadString(0)
+		if err != nil {
+			if err == io.EOF {
+				return matches, name != "", nil
+			}
+			return matches, false, err
+		}
+		if limit > 0 && len(matches) == limit {
+			return matches, true, nil
+		}
+		num, err := r.ReadString(0)
+		if err != nil {
+			return matches, true, nil
+		}
+		text, err := r.ReadString('\n')
+		if err != nil {
+			return matches, true, nil
+		}
+		line, convErr := strconv.Atoi(strings.TrimSuffix(num, "\x00"))
+		if convErr != nil {
+			return matches, false, fmt.Errorf("unexpected git grep output: line number %q", num)
+		}
+		matches = append(matches, GrepMatch{
+			Path: strings.TrimPrefix(strings.TrimSuffix(name, "\x00"), prefix),
+			Line: line,
+			Text: strings.TrimSuffix(text, "\n"),
+		})
+	}
+}
+
+// LogEntry is one commit of a path's history.
+type LogEntry struct {
+	SHA     string
+	Author  string
+	Date    string // author date, strict ISO 8601
+	Subject string
+}
+
+// Log lists the newest n commits reachable from rev that touch path (a repository-relative
+// file or directory, "." for all), newest first; all of them when n <= 0.
+func (g *Git) Log(ctx context.Context, path, rev string, n int) ([]LogEntry, error) {
+	if err := checkRev(rev); err != nil {
+		return nil, fmt.Errorf("log of %s: %w", path, err)
+	}
+	if path == "" {
+		path = "."
+	}
+	args := []string{"--literal-pathspecs", "log", "--no-color", "--no-show-signature", "--no-mailmap",
+		"-z", "--format=%H%x00%an%x00%aI%x00%s"}
+	if n > 0 {
+		args = append(args, "-n", strconv.Itoa(n))
+	}
+	args = append(args, "--end-of-options", rev, "--", path)
+	out, err := g.run(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("log of %s at %s: %w", path, short(rev), err)
+	}
+	// Fields and commits are all NUL-terminated: four fields a commit.
+	f := strings.Split(string(out), "\x00")
+	if k := len(f); k > 0 && f[k-1] == "" {
+		f = f[:k-1]
+	}
+	if len(f)%4 != 0 {
+		return nil, fmt.Errorf("log of %s at %s: unexpected git log output", path, short(rev))
+	}
+	var entries []LogEntry
+	for i := 0; i < len(f); i += 4 {
+		entries = append(entries, LogEntry{SHA: f[i], Author: f[i+1], Date: f[i+2], Subject: f[i+3]})
+	}
+	return entries, nil
+}
+
+func checkRev(rev string) error {
+	if rev == "" || strings.HasPrefix(rev, "-") {
+		return fmt.Errorf("bad revision %q", rev)
+	}
+	return nil
+}
+
+// command is run's command for a caller that streams the output: the same safe flags and
+// environment. Keep the two in step.
+func (g *Git) command(ctx context.Context, args ...string) *exec.Cmd {
+	full := append([]string{
+		"-c", "core.quotePath=true",
+		"-c", "diff.noprefix=false",
+		"-c", "diff.mnemonicPrefix=false",
+		"-c", "core.fsmonitor=false",
+	}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Dir = g.dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	return cmd
+}
+
+// limitedWriter keeps the first n bytes written to it and drops the rest.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.n -= k
+		_, _ = l.w.Write(p[:k])
+	}
+	return len(p), nil
+}

@@ -1,0 +1,100 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/council-dev/council/internal/provider"
+)
+
+// Tools returns the definitions of the four tools, to send with every request of the
+// conversation. They are the same for every Box with the same Limits, so that they stay part
+// of the cached prompt prefix.
+func (b *Box) Tools() []provider.Tool {
+	revProp := `"rev": {"type": "string", "enum": ["head", "base"], "description": "head: the code with the change applied (default). base: the code before the change."}`
+	return []provider.Tool{
+		{
+			Name: ReadFile,
+			Description: fmt.Sprintf("Read a file of the repository under review, at the change's head (default) or base. "+
+				"Lines come numbered as \"  12 | code\". Give start_line and end_line (1-based, inclusive) to read part of a file; "+
+				"without them the whole file is returned, cut after %d bytes, and files over %d bytes need a range. "+
+				"Paths are relative to the repository root (internal/x/y.go). Directories, binary files, symbolic links and "+
+				"submodules are refused. Use it to check code the diff calls, changes or depends on before reporting a finding.",
+				b.l.MaxBytes, b.l.MaxFileBytes),
+			InputSchema: schema(`{
+				"type": "object",
+				"properties": {
+					"path": {"type": "string", "description": "File path relative to the repository root, e.g. internal/tools/tools.go."},
+					"start_line": {"type": "integer", "minimum": 1, "description": "First line to read (1-based). Default 1."},
+					"end_line": {"type": "integer", "minimum": 1, "description": "Last line to read, inclusive. Default: the end of the file."},
+					` + revProp + `
+				},
+				"required": ["path"],
+				"additionalProperties": false
+			}`),
+		},
+		{
+			Name: Grep,
+			Description: fmt.Sprintf("Search the repository's text files at head (default) or base with git grep -E. "+
+				"The pattern is a POSIX extended regular expression: use [0-9] not \\d, [[:space:]] or \\s, \\w, \\b; "+
+				"no (?i), (?:...), lazy quantifiers or backreferences. Answers \"path:line: text\", at most %d matches. "+
+				"path_glob limits the files: \"*.go\" (no slash) matches file names in every directory; anything else is "+
+				"matched from the repository root, where ** crosses directories and * does not (\"internal/**/*_test.go\"), "+
+				"and a directory path (\"internal/tools\") matches everything under it. Use it to find callers, definitions "+
+				"and other uses of what the diff changes.", MaxGrepMatches),
+			InputSchema: schema(`{
+				"type": "object",
+				"properties": {
+					"pattern": {"type": "string", "description": "POSIX extended regular expression, e.g. func +Load\\( or ErrNotFound."},
+					"path_glob": {"type": "string", "description": "Optional glob of the files to search, e.g. *.go, internal/**, cmd/*.go."},
+					` + revProp + `
+				},
+				"required": ["pattern"],
+				"additionalProperties": false
+			}`),
+		},
+		{
+			Name: ListFiles,
+			Description: fmt.Sprintf("List the files under a directory of the repository, recursively, at head (default) "+
+				"or base: one path per line, relative to the repository root, at most %d (list a subdirectory for more). "+
+				"Without dir, lists the whole repository.", MaxListed),
+			InputSchema: schema(`{
+				"type": "object",
+				"properties": {
+					"dir": {"type": "string", "description": "Directory relative to the repository root, e.g. internal/source. Default: the root."},
+					` + revProp + `
+				},
+				"additionalProperties": false
+			}`),
+		},
+		{
+			Name: GitLog,
+			Description: fmt.Sprintf("List the most recent commits that touched a file or directory, as of the change's head: "+
+				"short SHA, date, author and subject, newest first, at most %d. Use it to see whether code is new, "+
+				"recently reworked, or long-standing.", MaxLogEntries),
+			InputSchema: schema(fmt.Sprintf(`{
+				"type": "object",
+				"properties": {
+					"path": {"type": "string", "description": "File or directory relative to the repository root; \".\" for the whole repository."},
+					"max": {"type": "integer", "minimum": 1, "maximum": %d, "description": "How many commits, default %d."}
+				},
+				"required": ["path"],
+				"additionalProperties": false
+			}`, MaxLogEntries, defaultLog)),
+		},
+	}
+}
+
+// schema compacts a literal JSON Schema; a literal that does not parse is a bug caught by the
+// tests.
+func schema(s string) json.RawMessage {
+	var v map[string]any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		panic(fmt.Sprintf("tools: bad schema literal: %v", err))
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("tools: bad schema literal: %v", err))
+	}
+	return out
+}
