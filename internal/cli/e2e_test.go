@@ -826,3 +826,79 @@ func TestInstructionsComeFromBase(t *testing.T) {
 		t.Errorf("instructions used = %+v, want the base's AGENTS.md only", rep.Instructions)
 	}
 }
+
+// TestReviewerReadsOutsideTheHunk: the bug is only visible with code the diff does not show
+// (the lock is released in a helper). The scripted reviewer asks for that code with read_file,
+// gets the right lines back, and the run records the call.
+func TestReviewerReadsOutsideTheHunk(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "cache")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, dir, "init", "-q", "-b", "main")
+	write("unlock.go", "package cache\n\n// release ends a critical section of c.\nfunc (c *Cache) release() {\n\tc.mu.Unlock()\n}\n")
+	write("cache.go", "package cache\n\nimport \"sync\"\n\ntype Cache struct {\n\tmu sync.Mutex\n\tm  map[string]string\n}\n\nfunc (c *Cache) Get(k string) string {\n\tc.mu.Lock()\n\tv := c.m[k]\n\tc.release()\n\treturn v\n}\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "cache")
+	git(t, dir, "tag", "base")
+	write("cache.go", "package cache\n\nimport \"sync\"\n\ntype Cache struct {\n\tmu sync.Mutex\n\tm  map[string]string\n}\n\nfunc (c *Cache) Get(k string) string {\n\tc.mu.Lock()\n\tv, ok := c.m[k]\n\tif !ok {\n\t\treturn \"\"\n\t}\n\tc.release()\n\treturn v\n}\n")
+	git(t, dir, "commit", "-qam", "miss returns early")
+
+	var gotBack atomic.Value
+	fake := anthropictest.New(t, anthropictest.WithRespond(func(req anthropictest.Request) anthropictest.Reply {
+		last := req.Messages[len(req.Messages)-1].Content
+		if hasTool(req, "submit_verdict") {
+			return anthropictest.ToolReply("submit_verdict", demoVerdict(""))
+		}
+		if reviewerOf(req.Messages[0].Content[len(req.Messages[0].Content)-1].Text) != "Correctness" {
+			return anthropictest.ToolReply("submit_review", map[string]any{"findings": []any{}})
+		}
+		if last[0].Type != "tool_result" { // first turn: look at the helper
+			return anthropictest.ToolReply("read_file", map[string]any{"path": "unlock.go", "start_line": 3, "end_line": 6})
+		}
+		gotBack.Store(last[0].Content[0].Text)
+		return anthropictest.ToolReply("submit_review", map[string]any{"findings": []any{map[string]any{
+			"path": "cache.go", "line": 14, "quote": "\t\treturn \"\"", "severity": "high", "category": "concurrency",
+			"title": "Early return leaves the mutex locked",
+			"body":  "`release` (unlock.go:4) is the only unlock; the miss path returns before it, so the next `Get` deadlocks.",
+		}}})
+	}))
+	r := council(t, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": fake.URL},
+		"review", "--repo", dir, "--base", "base", "--head", "main", "--format", "json")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.err)
+	}
+	if back, _ := gotBack.Load().(string); !strings.Contains(back, "c.mu.Unlock()") || !strings.Contains(back, "func (c *Cache) release()") {
+		t.Fatalf("read_file returned %q, want lines 3-6 of unlock.go", back)
+	}
+	rep := decodeReport(t, []byte(r.out))
+	f := findingTitled(t, rep, "Early return leaves the mutex locked")
+	if !f.Anchored || f.Line != 14 {
+		t.Errorf("finding: anchored=%v line=%d", f.Anchored, f.Line)
+	}
+	c := rep.Reviewers[0]
+	if len(c.ToolCalls) != 1 || c.ToolCalls[0].Tool != "read_file" || c.ToolCalls[0].Bytes == 0 || c.ToolCalls[0].Error != "" {
+		t.Errorf("tool calls = %+v", c.ToolCalls)
+	}
+	if len(c.Examined) != 1 || c.Examined[0] != "unlock.go@head:3-6" {
+		t.Errorf("examined = %v", c.Examined)
+	}
+	if got := strings.Join(c.Given, ","); got != "cache.go" {
+		t.Errorf("given = %s", got)
+	}
+	// --no-tools: no tool is offered at all.
+	fake2 := anthropicDemo(t)
+	r = council(t, map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": fake2.URL},
+		"review", "--repo", dir, "--base", "base", "--head", "main", "--no-tools", "--no-validate")
+	for _, q := range fake2.Requests() {
+		if hasTool(q, "read_file") {
+			t.Fatal("--no-tools still offered read_file")
+		}
+	}
+}

@@ -31,6 +31,7 @@ import (
 	"github.com/council-dev/council/internal/review"
 	"github.com/council-dev/council/internal/rules"
 	"github.com/council-dev/council/internal/source"
+	"github.com/council-dev/council/internal/tools"
 	"github.com/council-dev/council/internal/validate"
 )
 
@@ -427,9 +428,11 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 		stop()
 		for _, r := range results {
 			raw = append(raw, r.Findings...)
+			examined, calls := audit(r.Boxes)
 			rep.Reviewers = append(rep.Reviewers, reviewerEntry(r.Reviewer, r.Model, report.Reviewer{
 				Summary: r.Summary, Errors: r.Errors, Warnings: r.Warnings, Units: r.Units, Raised: len(r.Findings),
 				Usage: r.Usage, WallSecs: r.Wall.Seconds(), Succeeded: r.Succeeded, Given: p.Reviewed,
+				Examined: examined, ToolCalls: calls,
 			}))
 			total = total.Add(r.Usage)
 		}
@@ -564,9 +567,47 @@ func (s *Session) reviewOptions(prices provider.Prices) review.Options {
 			c, _ := prices.Cost(model, u)
 			return c
 		},
-		WarmCache: true,
-		Clock:     s.opts.Now,
+		WarmCache:  true,
+		Clock:      s.opts.Now,
+		NewToolbox: s.toolbox(),
+		MaxTurns:   s.Config.Tools.MaxTurns,
 	}
+}
+
+// toolbox makes each conversation's repository tools, reading the diff's two revisions; nil
+// when tools are off.
+func (s *Session) toolbox() func() review.Toolbox {
+	if s.opts.NoTools || !s.Config.Tools.Enabled {
+		return nil
+	}
+	l := tools.Limits{MaxCalls: s.Config.Tools.MaxCalls, MaxBytes: s.Config.Tools.MaxBytes, MaxTotalBytes: s.Config.Tools.MaxTotalBytes}
+	return func() review.Toolbox { return tools.New(s.git, s.Change.BaseSHA, s.Change.HeadSHA, l) }
+}
+
+// audit is a reviewer's trail through the repository tools: what it read, and every call.
+func audit(boxes []review.Toolbox) (examined []string, calls []report.ToolCall) {
+	seen := map[string]bool{}
+	for _, b := range boxes {
+		box, ok := b.(interface{ Calls() []tools.Call })
+		if !ok {
+			continue
+		}
+		for _, c := range box.Calls() {
+			calls = append(calls, report.ToolCall{Tool: c.Tool, Input: c.Input, Bytes: c.Bytes, Truncated: c.Truncated, Error: c.Error})
+			if c.Tool != tools.ReadFile || c.Error != "" {
+				continue
+			}
+			e := fmt.Sprintf("%s@%s", c.Path, c.Rev)
+			if c.Start > 0 {
+				e += fmt.Sprintf(":%d-%d", c.Start, c.End)
+			}
+			if !seen[e] {
+				seen[e] = true
+				examined = append(examined, e)
+			}
+		}
+	}
+	return examined, calls
 }
 
 // estimatedOutputTokens is what a dry run assumes each review answers with.
