@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/council-dev/council/internal/anchor"
+	"github.com/council-dev/council/internal/codecontext"
 	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/consolidate"
 	"github.com/council-dev/council/internal/diff"
@@ -73,6 +74,7 @@ type Session struct {
 	Reviewers    []review.Reviewer
 	Instructions []instructions.Instruction // from the base revision
 
+	context report.Context // what the context engine added, for the report
 	git  *source.Git
 	opts Options
 	// switched is set when --provider replaced the config's provider: the config's models,
@@ -350,9 +352,33 @@ func (s *Session) Plan(ctx context.Context) (plan.Plan, review.Input) {
 			ru.Files = append(ru.Files, f.Path())
 		}
 		ru.Instructions = instructions.Render(scope(s.Instructions, ru.Files))
+		ru.Context = s.codeContext(ctx, u.Files)
 		in.Units = append(in.Units, ru)
 	}
 	return p, in
+}
+
+// codeContext is what a unit's reviewers see beyond its hunks: the declarations that enclose
+// them and the definitions the changed lines use. A failure only costs the context: the
+// review goes on, and says so.
+func (s *Session) codeContext(ctx context.Context, files []diff.File) string {
+	if s.opts.RulesOnly {
+		return ""
+	}
+	stop := s.stages.Start("context")
+	defer stop()
+	res, err := codecontext.Build(ctx, s.git, files, s.Change.BaseSHA, s.Change.HeadSHA, codecontext.Options{})
+	if err != nil {
+		s.context.Omitted = append(s.context.Omitted, "context engine failed: "+err.Error())
+		return ""
+	}
+	for _, sn := range res.Snippets {
+		s.context.Snippets = append(s.context.Snippets, report.ContextSnippet{
+			Path: sn.Path, Side: sn.Side, StartLine: sn.StartLine, EndLine: sn.EndLine, Kind: sn.Kind, Symbol: sn.Symbol,
+		})
+	}
+	s.context.Omitted = append(s.context.Omitted, res.Omitted...)
+	return codecontext.Render(res)
 }
 
 // scope keeps the instructions that apply to files, each narrowed to those files.
@@ -401,12 +427,13 @@ func isBinary(b []byte) bool {
 	return false
 }
 
-// Requests are the requests a run would send, per reviewer and unit, for --dry-run.
+// Requests are the first requests a run would send, per reviewer and unit, for --dry-run.
 func (s *Session) Requests(in review.Input) [][]provider.Request {
+	o := s.reviewOptions(nil)
 	out := make([][]provider.Request, len(s.Reviewers))
 	for i, r := range s.Reviewers {
 		for u := range in.Units {
-			out[i] = append(out[i], review.Request(in, u, r, s.ModelFor(r), s.Config.Budget.MaxOutputTokens))
+			out[i] = append(out[i], o.FirstTurn(review.Request(in, u, r, s.ModelFor(r), s.Config.Budget.MaxOutputTokens)))
 		}
 	}
 	return out
@@ -418,6 +445,7 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 	p, in := s.Plan(ctx)
 	rep := s.baseReport(p)
 	rep.Instructions = instructionUses(s.Instructions)
+	rep.Context = s.context
 	var raw []finding.Finding
 	var total provider.Usage
 
@@ -533,6 +561,8 @@ func (s *Session) DryRun(ctx context.Context, prices provider.Prices) (report.Re
 	reqs := s.Requests(in)
 	rep := s.baseReport(p)
 	rep.DryRun = true
+	rep.Instructions = instructionUses(s.Instructions)
+	rep.Context = s.context
 	per, warm := review.Estimate(in, s.Reviewers, s.reviewOptions(prices), estimatedOutputTokens)
 	est := report.Estimate{OutputTokensPerRequest: estimatedOutputTokens}
 	for i, r := range s.Reviewers {

@@ -91,7 +91,7 @@ func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) (
 			wg.Add(1)
 			go func(u int, m string, idx []int) {
 				defer wg.Done()
-				first := o.firstTurn(Request(in, u, rs[idx[0]], m, o.MaxOutputTokens))
+				first := o.FirstTurn(Request(in, u, rs[idx[0]], m, o.MaxOutputTokens))
 				if o.WarmCache && warms(first, len(idx)) {
 					sem <- struct{}{}
 					resp, err := c.Complete(ctx, warmup(first))
@@ -163,9 +163,9 @@ func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) (
 	return results, warm
 }
 
-// firstTurn is the first request of a conversation as it will be sent: with the repository
+// FirstTurn is the first request of a conversation as it will be sent: with the repository
 // tools when there are any. The warm-up copies it, so that its cached prefix matches.
-func (o Options) firstTurn(req provider.Request) provider.Request {
+func (o Options) FirstTurn(req provider.Request) provider.Request {
 	if o.NewToolbox == nil {
 		return req
 	}
@@ -202,14 +202,14 @@ func Estimate(in Input, rs []Reviewer, o Options, outputTokens int64) ([]provide
 	for u := range in.Units {
 		for _, m := range models {
 			idx := groups[m]
-			first := o.firstTurn(Request(in, u, rs[idx[0]], m, o.MaxOutputTokens))
+			first := o.FirstTurn(Request(in, u, rs[idx[0]], m, o.MaxOutputTokens))
 			cached := o.WarmCache && warms(first, len(idx))
 			p := int64(prefixTokens(first))
 			if cached {
 				warm = warm.Add(priced(o, m, provider.Usage{Requests: 1, CacheWriteTokens: p, OutputTokens: 1}))
 			}
 			for _, i := range idx {
-				total := int64(provider.EstimateTokens(o.firstTurn(Request(in, u, rs[i], m, o.MaxOutputTokens))))
+				total := int64(provider.EstimateTokens(o.FirstTurn(Request(in, u, rs[i], m, o.MaxOutputTokens))))
 				us := provider.Usage{Requests: 1, InputTokens: total, OutputTokens: outputTokens}
 				if cached {
 					us.InputTokens, us.CacheReadTokens = total-p, p

@@ -1,0 +1,407 @@
+package codecontext
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/council-dev/council/internal/diff"
+)
+
+// Source reads the repository at a revision; *source.Git satisfies it.
+type Source interface {
+	// ReadFile returns a file's content at rev, or an error wrapping fs.ErrNotExist.
+	ReadFile(ctx context.Context, rev, path string) ([]byte, error)
+	// ListFiles lists the files under dir ("." for the whole tree) at rev, recursively, as
+	// paths from the repository's root.
+	ListFiles(ctx context.Context, rev, dir string) ([]string, error)
+}
+
+// Options bound the work and the output.
+type Options struct {
+	BudgetTokens int // total tokens of snippets (estimate: ceil(chars/4)); <=0 means 8000
+	MaxFileBytes int // files larger are not parsed; <=0 means 1 MiB
+}
+
+// Sides and kinds of a Snippet.
+const (
+	SideHead = "head"
+	SideBase = "base"
+
+	KindEnclosing  = "enclosing"  // the declaration around a hunk
+	KindDefinition = "definition" // the definition of a name the added lines use
+)
+
+// Snippet is a run of lines of one file at one revision.
+type Snippet struct {
+	Path      string
+	Side      string // SideHead or SideBase
+	StartLine int
+	EndLine   int
+	Kind      string // KindEnclosing or KindDefinition
+	Symbol    string // "func (*Store) Reserve", "type Store", "def Store.reserve"
+	Reason    string // "encloses hunk @@ -37,3 +40,18 @@", "used at store.go:46, not shown in the diff"
+	Text      string // the lines, verbatim, without a final newline
+}
+
+// Result is the context of one change: the snippets that fit the budget, enclosing
+// declarations first (in the order of the diff), then definitions (most used first), and
+// what was left out, each with why.
+type Result struct {
+	Snippets []Snippet
+	Omitted  []string
+}
+
+const (
+	defaultBudgetTokens = 8000
+	defaultMaxFileBytes = 1 << 20
+	// maxSnippetLines caps one declaration; a longer one shows its signature and a window.
+	maxSnippetLines = 200
+	// maxSearchReads caps the files read to find definitions for one change, beyond the
+	// changed files themselves; maxSearchReadsPerName caps those spent on one name outside
+	// its own directory.
+	maxSearchReads        = 200
+	maxSearchReadsPerName = 50
+	// maxDefsPerName caps the definitions shown for one name (a method name several types
+	// share).
+	maxDefsPerName = 2
+	// binarySniff is how much of a file is checked for a NUL byte, as git does.
+	binarySniff = 8000
+)
+
+// Build assembles the context of a change: files as parsed from the diff of baseRev..headRev,
+// read through src. It fails only when ctx is done; a file it cannot read or parse is listed
+// in Result.Omitted.
+func Build(ctx context.Context, src Source, files []diff.File, baseRev, headRev string, o Options) (Result, error) {
+	if o.BudgetTokens <= 0 {
+		o.BudgetTokens = defaultBudgetTokens
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = defaultMaxFileBytes
+	}
+	b := &builder{
+		ctx:     ctx,
+		src:     src,
+		revs:    map[string]string{SideHead: headRev, SideBase: baseRev},
+		o:       o,
+		files:   make(map[fileKey]*file),
+		dirs:    make(map[string][]string),
+		shown:   make(map[string][]span),
+		offered: make(map[fileKey][]span),
+	}
+	enclosing, err := b.enclosing(files)
+	if err != nil {
+		return Result{}, err
+	}
+	b.take(enclosing)
+	defs, err := b.definitions(files)
+	if err != nil {
+		return Result{}, err
+	}
+	b.take(defs)
+	return b.res, nil
+}
+
+type builder struct {
+	ctx  context.Context
+	src  Source
+	revs map[string]string
+	o    Options
+
+	files       map[fileKey]*file
+	dirs        map[string][]string // directory -> its files at head, recursively
+	searchReads int
+	module      string // the Go module path at the root, once read
+	moduleRead  bool
+
+	res     Result
+	used    int                // tokens of res.Snippets
+	shown   map[string][]span  // head path -> lines the prompt shows: hunks, enclosing snippets
+	offered map[fileKey][]span // declarations offered as enclosing snippets, shown or not
+}
+
+type fileKey struct{ side, path string }
+
+// file is one file at one revision, read once.
+type file struct {
+	path, side string
+	lang       language
+	data       []byte
+	lines      []string
+	skip       string // why it is not parsed; "" when it is
+	decls      []decl
+	outlined   bool
+	gof        *goFile
+	code       []string // lines with comments and literals blanked, for lexical uses
+}
+
+// errReadLimit stops a definition search at maxSearchReads.
+var errReadLimit = errors.New("read limit reached")
+
+// load reads a file once. A search read counts against maxSearchReads; the changed files
+// do not.
+func (b *builder) load(side, path string, search bool) (*file, error) {
+	k := fileKey{side, path}
+	if f, ok := b.files[k]; ok {
+		return f, nil
+	}
+	if search {
+		if b.searchReads >= maxSearchReads {
+			return nil, errReadLimit
+		}
+		b.searchReads++
+	}
+	f := &file{path: path, side: side, lang: languageOf(path)}
+	data, err := b.src.ReadFile(b.ctx, b.revs[side], path)
+	switch {
+	case b.ctx.Err() != nil:
+		return nil, fmt.Errorf("read %s at %s: %w", path, side, b.ctx.Err())
+	case errors.Is(err, fs.ErrNotExist):
+		f.skip = "not found"
+	case err != nil:
+		f.skip = "unreadable (" + err.Error() + ")"
+	case len(data) > b.o.MaxFileBytes:
+		f.skip = fmt.Sprintf("%s, over the %s limit", byteSize(len(data)), byteSize(b.o.MaxFileBytes))
+	case bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0:
+		f.skip = "binary"
+	default:
+		f.data = data
+		f.lines = splitLines(data)
+	}
+	b.files[k] = f
+	return f, nil
+}
+
+func byteSize(n int) string {
+	unit := func(v float64, u string) string {
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " " + u
+	}
+	switch {
+	case n >= 1<<20:
+		return unit(float64(n)/(1<<20), "MiB")
+	case n >= 1<<10:
+		return unit(float64(n)/(1<<10), "KiB")
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// outline parses a file once: Go with go/parser (a file it rejects with the heuristic),
+// anything else with outline.
+func (b *builder) outline(f *file) []decl {
+	if f.outlined {
+		return f.decls
+	}
+	f.outlined = true
+	if f.lang == langGo {
+		if g, err := parseGo(f.path, f.data); err == nil {
+			f.gof = g
+			f.decls = g.outline()
+			return f.decls
+		}
+		f.decls = heuristicOutline(langGo, f.data)
+		return f.decls
+	}
+	f.decls = outline(f.lang, f.data)
+	return f.decls
+}
+
+func (b *builder) omit(s string) { b.res.Omitted = append(b.res.Omitted, s) }
+
+// candidate is a snippet, or a signature and windows of one long declaration, waiting for
+// the budget.
+type candidate struct {
+	label  string // what it is, for Omitted
+	pieces []Snippet
+	tokens int
+}
+
+// take adds candidates in order while they fit the budget; one that does not is listed in
+// Omitted and a smaller one after it may still fit.
+func (b *builder) take(cands []candidate) {
+	for _, c := range cands {
+		if b.used+c.tokens > b.o.BudgetTokens {
+			b.omit(fmt.Sprintf("%s: %d tokens, over the %d-token budget (%d used)", c.label, c.tokens, b.o.BudgetTokens, b.used))
+			continue
+		}
+		b.used += c.tokens
+		b.res.Snippets = append(b.res.Snippets, c.pieces...)
+		for _, p := range c.pieces {
+			if p.Side == SideHead {
+				b.shown[p.Path] = append(b.shown[p.Path], span{p.StartLine, p.EndLine})
+			}
+		}
+	}
+}
+
+// tokens estimates the tokens of a text: a quarter of its characters, rounded up.
+func tokens(s string) int { return (utf8.RuneCountInString(s) + 3) / 4 }
+
+// makeCandidate shows d whole, or when it is longer than maxSnippetLines, its signature and
+// the lines around focus.
+func makeCandidate(f *file, d decl, kind, reason string, focus []int) candidate {
+	d.End = min(d.End, len(f.lines))
+	d.Start = max(1, min(d.Start, d.End))
+	spans := []span{{d.Start, d.End}}
+	if d.lines() > maxSnippetLines {
+		spans = window(d, focus, maxSnippetLines)
+		var shown []string
+		for _, s := range spans {
+			shown = append(shown, fmt.Sprintf("%d-%d", s.From, s.To))
+		}
+		reason += fmt.Sprintf("; it is %d lines long (%d-%d), so only lines %s are shown",
+			d.lines(), d.Start, d.End, strings.Join(shown, ", "))
+	}
+	c := candidate{label: fmt.Sprintf("%s %s (%s:%d-%d at %s)", kind, d.Symbol, f.path, d.Start, d.End, f.side)}
+	for _, s := range spans {
+		text := strings.Join(f.lines[s.From-1:s.To], "\n")
+		c.pieces = append(c.pieces, Snippet{
+			Path: f.path, Side: f.side, StartLine: s.From, EndLine: s.To,
+			Kind: kind, Symbol: d.Symbol, Reason: reason, Text: text,
+		})
+		c.tokens += tokens(text)
+	}
+	return c
+}
+
+// hunkHeader is the @@ line of a hunk, without its section text.
+func hunkHeader(h diff.Hunk) string {
+	return fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.OldStart, h.OldLines, h.NewStart, h.NewLines)
+}
+
+// hunkSpan is the lines a hunk shows of one side.
+func hunkSpan(h diff.Hunk, side string) span {
+	if side == SideBase {
+		return span{h.OldStart, h.OldStart + h.OldLines - 1}
+	}
+	return span{h.NewStart, h.NewStart + h.NewLines - 1}
+}
+
+// changedLines are the lines a hunk adds (head) or deletes (base).
+func changedLines(h diff.Hunk, side string) []int {
+	var out []int
+	for _, l := range h.Lines {
+		switch {
+		case side == SideHead && l.Op == diff.Add:
+			out = append(out, l.New)
+		case side == SideBase && l.Op == diff.Delete:
+			out = append(out, l.Old)
+		}
+	}
+	return out
+}
+
+// enclosing finds the declarations around the hunks: at head around added lines, at base
+// around deleted lines. A declaration the hunks show entirely is skipped (there is nothing
+// more to see), and so is the base version of a declaration whose head version is shown or
+// visible: the hunk already shows what it lost.
+func (b *builder) enclosing(files []diff.File) ([]candidate, error) {
+	var out []candidate
+	for _, f := range files {
+		if len(f.Hunks) == 0 {
+			continue
+		}
+		if f.Binary {
+			b.omit(fmt.Sprintf("%s: binary file, not parsed", f.Path()))
+			continue
+		}
+		var headSyms map[string]bool
+		for _, side := range []string{SideHead, SideBase} {
+			p := f.NewPath
+			if side == SideBase {
+				p = f.OldPath
+			}
+			if p == "" {
+				continue
+			}
+			if side == SideHead {
+				for _, h := range f.Hunks {
+					b.shown[p] = append(b.shown[p], hunkSpan(h, side))
+				}
+			}
+			cands, syms, err := b.enclosingSide(f, p, side, headSyms)
+			if err != nil {
+				return nil, err
+			}
+			if side == SideHead {
+				headSyms = syms
+			}
+			out = append(out, cands...)
+		}
+	}
+	return out, nil
+}
+
+func (b *builder) enclosingSide(f diff.File, p, side string, headSyms map[string]bool) ([]candidate, map[string]bool, error) {
+	changed := 0
+	for _, h := range f.Hunks {
+		changed += len(changedLines(h, side))
+	}
+	if changed == 0 {
+		return nil, nil, nil
+	}
+	fl, err := b.load(side, p, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fl.skip != "" {
+		b.omit(fmt.Sprintf("%s at %s: %s, not parsed", p, side, fl.skip))
+		return nil, nil, nil
+	}
+	decls := b.outline(fl)
+	type hit struct {
+		d     decl
+		hunks []int
+		lines []int
+	}
+	var hits []*hit
+	byRange := make(map[span]*hit)
+	var spans []span
+	for hi, h := range f.Hunks {
+		spans = append(spans, hunkSpan(h, side))
+		for _, ln := range changedLines(h, side) {
+			d, ok := enclosingDecl(decls, ln)
+			if !ok {
+				continue
+			}
+			k := span{d.Start, d.End}
+			x := byRange[k]
+			if x == nil {
+				x = &hit{d: d}
+				byRange[k] = x
+				hits = append(hits, x)
+			}
+			if len(x.hunks) == 0 || x.hunks[len(x.hunks)-1] != hi {
+				x.hunks = append(x.hunks, hi)
+			}
+			x.lines = append(x.lines, ln)
+		}
+	}
+	slices.SortFunc(hits, func(a, b *hit) int { return a.d.Start - b.d.Start })
+	syms := make(map[string]bool)
+	var out []candidate
+	for _, x := range hits {
+		syms[x.d.Symbol] = true
+		if covered(spans, x.d.Start, x.d.End) || (side == SideBase && headSyms[x.d.Symbol]) {
+			continue
+		}
+		var hs []string
+		for _, hi := range x.hunks {
+			hs = append(hs, hunkHeader(f.Hunks[hi]))
+		}
+		reason := "encloses hunk " + strings.Join(hs, ", ")
+		if len(hs) > 1 {
+			reason = "encloses hunks " + strings.Join(hs, ", ")
+		}
+		if side == SideBase {
+			reason = "at base, encloses the lines deleted by hunk " + strings.Join(hs, ", ")
+		}
+		out = append(out, makeCandidate(fl, x.d, KindEnclosing, reason, x.lines))
+		b.offered[fileKey{side, p}] = append(b.offered[fileKey{side, p}], span{x.d.Start, x.d.End})
+	}
+	return out, syms, nil
+}

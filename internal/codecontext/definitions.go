@@ -1,0 +1,681 @@
+package codecontext
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/council-dev/council/internal/diff"
+)
+
+// use is one occurrence, on an added line, of a name that may be defined out of sight.
+type use struct {
+	name      string
+	path      string
+	line      int
+	seq       int    // order of appearance in the change
+	member    bool   // reached through a selector: a field or method (s.mu, self.release())
+	qualified bool   // Go: pkg.Name, pkg a package of this module in qualDir
+	qualDir   string // the directory of that package
+	recv      string // Go: the type of the selector's operand, when the code spells it out
+	called    bool   // followed by "(" (other languages)
+}
+
+// lookupKey is what a definition is looked up by: the same name used the same way from the
+// same file is looked up once.
+type lookupKey struct {
+	path, name        string
+	member, qualified bool
+	qualDir, recv     string
+}
+
+type lookup struct {
+	key   lookupKey
+	lang  language
+	uses  []use
+	hits  []defHit
+	loose []defHit // matches of the name that are not on the receiver's type, a fallback
+	done  bool
+	cut   bool // the read limit stopped the search
+}
+
+// Localities of a definition relative to its use, best first.
+const (
+	sameFile = iota
+	sameDir
+	elsewhere
+)
+
+type defHit struct {
+	path     string
+	d        decl
+	locality int
+}
+
+// definitions finds, for the names the added lines use, the definitions the prompt does not
+// show yet, most used first; see the package documentation for the rules.
+func (b *builder) definitions(files []diff.File) ([]candidate, error) {
+	lookups, err := b.collectUses(files)
+	if err != nil {
+		return nil, err
+	}
+	for _, lk := range lookups {
+		b.inFile(lk)
+	}
+	for _, lk := range lookups {
+		if !lk.done {
+			if err := b.inDir(lk); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, lk := range lookups {
+		var err error
+		switch {
+		case lk.done:
+		case lk.lang == langGo && lk.key.member && !lk.key.qualified:
+			err = b.inImports(lk)
+		case lk.lang != langGo && searchElsewhere(lk):
+			err = b.elsewhere(lk)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	var cut []string
+	for _, lk := range lookups {
+		if !lk.done && lk.loose != nil {
+			lk.hits, lk.done = lk.loose, true
+		}
+		if !lk.done && lk.cut && !slices.Contains(cut, lk.key.name) {
+			cut = append(cut, lk.key.name)
+		}
+	}
+	if len(cut) > 0 {
+		b.omit(fmt.Sprintf("definitions of %s: not looked up, the %d-file read limit was reached", nameList(cut), maxSearchReads))
+	}
+	return b.definitionCandidates(lookups), nil
+}
+
+func nameList(names []string) string {
+	const show = 20
+	if len(names) <= show {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:show], ", "), len(names)-show)
+}
+
+// collectUses lists the names the added lines use, grouped into lookups ordered by how often
+// they are used, then by first use in their file, the files taking turns.
+func (b *builder) collectUses(files []diff.File) ([]*lookup, error) {
+	var uses []use
+	var langs []language
+	for _, f := range files {
+		if f.NewPath == "" || f.Status == diff.Deleted || f.Binary {
+			continue
+		}
+		l := languageOf(f.NewPath)
+		if l == langUnknown {
+			continue
+		}
+		added := make(map[int]bool)
+		var lines []int
+		for _, h := range f.Hunks {
+			for _, ln := range changedLines(h, SideHead) {
+				added[ln] = true
+				lines = append(lines, ln)
+			}
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		fl, err := b.load(SideHead, f.NewPath, false)
+		if err != nil {
+			return nil, err
+		}
+		if fl.skip != "" {
+			continue
+		}
+		b.outline(fl)
+		var us []use
+		if fl.gof != nil {
+			if err := b.readModule(); err != nil {
+				return nil, err
+			}
+			us = fl.gof.uses(fl.path, added, b.moduleDir)
+		} else {
+			us = lexicalUses(fl, lines) // also Go that go/parser rejects
+		}
+		for _, u := range us {
+			u.seq = len(uses)
+			uses = append(uses, u)
+			langs = append(langs, l)
+		}
+	}
+	byKey := make(map[lookupKey]*lookup)
+	var out []*lookup
+	for i, u := range uses {
+		k := lookupKey{path: u.path, name: u.name, member: u.member, qualified: u.qualified, qualDir: u.qualDir, recv: u.recv}
+		lk := byKey[k]
+		if lk == nil {
+			lk = &lookup{key: k, lang: langs[i]}
+			byKey[k] = lk
+			out = append(out, lk)
+		}
+		lk.uses = append(lk.uses, u)
+	}
+	// Most used first; among equals, the changed files take turns, so that a read limit
+	// reached on a large change cuts every file's least used names, not the last files'.
+	round := make(map[*lookup]int, len(out))
+	perFile := make(map[string]int)
+	for _, lk := range out {
+		round[lk] = perFile[lk.key.path]
+		perFile[lk.key.path]++
+	}
+	slices.SortStableFunc(out, func(a, b *lookup) int {
+		return cmp.Or(cmp.Compare(len(b.uses), len(a.uses)), cmp.Compare(round[a], round[b]))
+	})
+	return out, nil
+}
+
+// identRe matches identifiers in code with comments and literals blanked.
+var identRe = regexp.MustCompile(`[A-Za-z_$][\w$]*`)
+
+// lexicalUses finds the names on the added lines of a file in a language other than Go:
+// every identifier that is not a keyword, a builtin or shorter than three characters. Locals
+// are not told apart; they rarely match a declaration, and when they do, the budget and the
+// ranking keep the cost small.
+func lexicalUses(f *file, added []int) []use {
+	if f.code == nil {
+		f.code = codeLines(f.lang, f.lines)
+	}
+	var out []use
+	for _, ln := range added {
+		if ln < 1 || ln > len(f.code) {
+			continue
+		}
+		c := f.code[ln-1]
+		for _, m := range identRe.FindAllStringIndex(c, -1) {
+			s, e := m[0], m[1]
+			if s > 0 && isWordByte(c[s-1]) { // the tail of a number: 0x1f
+				continue
+			}
+			name := c[s:e]
+			if ignored(f.lang, name) {
+				continue
+			}
+			before := strings.TrimRight(c[:s], " \t")
+			after := strings.TrimLeft(c[e:], " \t")
+			out = append(out, use{
+				name:   name,
+				path:   f.path,
+				line:   ln,
+				member: strings.HasSuffix(before, ".") || strings.HasSuffix(before, "->") || strings.HasSuffix(before, "::"),
+				called: strings.HasPrefix(after, "("),
+			})
+		}
+	}
+	return out
+}
+
+// readModule reads the module path from go.mod at the root of head, once.
+func (b *builder) readModule() error {
+	if b.moduleRead {
+		return nil
+	}
+	b.moduleRead = true
+	f, err := b.load(SideHead, "go.mod", true)
+	if errors.Is(err, errReadLimit) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if f.skip == "" {
+		b.module = modulePath(f.data)
+	}
+	return nil
+}
+
+// moduleDir is the directory of a package of the module at the root, or "" for a package
+// from elsewhere.
+func (b *builder) moduleDir(importPath string) string {
+	switch {
+	case b.module == "":
+		return ""
+	case importPath == b.module:
+		return "."
+	case strings.HasPrefix(importPath, b.module+"/"):
+		return strings.TrimPrefix(importPath, b.module+"/")
+	}
+	return ""
+}
+
+// matches reports whether d defines the name lk looks up. In Go a method or a field is
+// reached only through a selector, and a selector reaches nothing else; other languages are
+// not told apart that finely.
+func matches(lk *lookup, d decl) bool {
+	name := lk.key.name
+	if d.Kind == declContainer {
+		return false
+	}
+	if lk.lang != langGo {
+		return slices.Contains(d.Names, name)
+	}
+	if lk.key.member {
+		_, ok := d.Members[name]
+		return ok || d.Method && slices.Contains(d.Names, name)
+	}
+	return !d.Method && slices.Contains(d.Names, name)
+}
+
+// onReceiver reports whether d is a method of the type of a selector's operand, or that type
+// itself, when the code spells the type out (s.mu in a method of *Store, c.total for a
+// parameter c *Counter); any match is, when it does not.
+func onReceiver(lk *lookup, d decl) bool {
+	if lk.key.recv == "" {
+		return true
+	}
+	return d.Method && d.Recv == lk.key.recv || !d.Method && slices.Contains(d.Names, lk.key.recv)
+}
+
+// pick looks for lk in one file's declarations; it reports whether the search is over.
+func (lk *lookup) pick(p string, decls []decl, locality int) bool {
+	var strict, loose []defHit
+	for _, d := range decls {
+		if !matches(lk, d) {
+			continue
+		}
+		h := defHit{path: p, d: d, locality: locality}
+		if onReceiver(lk, d) {
+			strict = append(strict, h)
+		} else {
+			loose = append(loose, h)
+		}
+	}
+	if len(strict) > 0 {
+		lk.hits = strict[:min(len(strict), maxDefsPerName)]
+		lk.done = true
+		return true
+	}
+	if lk.loose == nil && len(loose) > 0 {
+		lk.loose = loose[:min(len(loose), maxDefsPerName)]
+	}
+	return false
+}
+
+// inFile looks in the file of the use.
+func (b *builder) inFile(lk *lookup) {
+	if lk.key.qualified {
+		return
+	}
+	f := b.files[fileKey{SideHead, lk.key.path}]
+	lk.pick(f.path, b.outline(f), sameFile)
+}
+
+// inDir looks in the other files of the use's directory (its package in Go), or for a Go
+// name of another package, in that package's directory.
+func (b *builder) inDir(lk *lookup) error {
+	dir := path.Dir(lk.key.path)
+	locality := sameDir
+	if lk.key.qualified {
+		if lk.key.qualDir != dir {
+			locality = elsewhere
+		}
+		dir = lk.key.qualDir
+	}
+	all, err := b.listDir(dir)
+	if err != nil {
+		return err
+	}
+	useFile := b.files[fileKey{SideHead, lk.key.path}]
+	isTest := strings.HasSuffix(lk.key.path, "_test.go")
+	var paths []string
+	for _, p := range all {
+		if path.Dir(p) != dir || p == lk.key.path || languageOf(p).family() != lk.lang.family() {
+			continue
+		}
+		if lk.lang == langGo && strings.HasSuffix(p, "_test.go") && (!isTest || lk.key.qualified) {
+			continue
+		}
+		paths = append(paths, p)
+	}
+	accept := func(f *file) bool {
+		if lk.lang != langGo || f.gof == nil {
+			return true
+		}
+		if lk.key.qualified {
+			return !strings.HasSuffix(f.gof.pkg, "_test")
+		}
+		return useFile.gof == nil || f.gof.pkg == useFile.gof.pkg
+	}
+	return b.search(lk, orderFor(paths, lk.key.name, nil, dir), locality, 0, accept)
+}
+
+// inImports looks for a Go field or method whose operand's type the code does not spell out
+// (s := store.New(); s.Reserve()) in the packages of this module the file imports.
+func (b *builder) inImports(lk *lookup) error {
+	useFile := b.files[fileKey{SideHead, lk.key.path}]
+	if useFile.gof == nil {
+		return nil
+	}
+	var dirs []string
+	for _, ip := range useFile.gof.imports {
+		if d := b.moduleDir(ip); d != "" && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	slices.Sort(dirs)
+	for _, dir := range dirs {
+		all, err := b.listDir(dir)
+		if err != nil {
+			return err
+		}
+		var paths []string
+		for _, p := range all {
+			if path.Dir(p) == dir && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+				paths = append(paths, p)
+			}
+		}
+		accept := func(f *file) bool { return f.gof == nil || !strings.HasSuffix(f.gof.pkg, "_test") }
+		if err := b.search(lk, orderFor(paths, lk.key.name, nil, dir), elsewhere, 0, accept); err != nil || lk.done || lk.cut {
+			return err
+		}
+	}
+	return nil
+}
+
+// searchElsewhere reports whether a name is worth a search beyond its directory: it is
+// called or capitalised (a type), which a local variable rarely is.
+func searchElsewhere(lk *lookup) bool {
+	n := lk.key.name
+	if n[0] >= 'A' && n[0] <= 'Z' {
+		return true
+	}
+	for _, u := range lk.uses {
+		if u.called {
+			return true
+		}
+	}
+	return false
+}
+
+// elsewhere scans the rest of the repository for a name of another language than Go, files
+// the use's file imports or includes first, then files named like the name, nearest first.
+func (b *builder) elsewhere(lk *lookup) error {
+	all, err := b.listDir(".")
+	if err != nil {
+		return err
+	}
+	dir := path.Dir(lk.key.path)
+	var paths []string
+	for _, p := range all {
+		if path.Dir(p) != dir && languageOf(p).family() == lk.lang.family() {
+			paths = append(paths, p)
+		}
+	}
+	useFile := b.files[fileKey{SideHead, lk.key.path}]
+	imported := importStems(useFile)
+	return b.search(lk, orderFor(paths, lk.key.name, imported, dir), elsewhere, maxSearchReadsPerName, nil)
+}
+
+// search reads paths in order until one defines the name.
+func (b *builder) search(lk *lookup, paths []string, locality, limit int, accept func(*file) bool) error {
+	name := []byte(lk.key.name)
+	reads := 0
+	for _, p := range paths {
+		if limit > 0 && reads >= limit {
+			return nil
+		}
+		if _, cached := b.files[fileKey{SideHead, p}]; !cached {
+			reads++
+		}
+		f, err := b.load(SideHead, p, true)
+		if errors.Is(err, errReadLimit) {
+			lk.cut = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if f.skip != "" || !bytes.Contains(f.data, name) {
+			continue
+		}
+		decls := b.outline(f)
+		if accept != nil && !accept(f) {
+			continue
+		}
+		if lk.pick(p, decls, locality) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// listDir lists the files under dir at head, once. A listing that fails is reported and
+// taken as empty.
+func (b *builder) listDir(dir string) ([]string, error) {
+	if ps, ok := b.dirs[dir]; ok {
+		return ps, nil
+	}
+	ps, err := b.src.ListFiles(b.ctx, b.revs[SideHead], dir)
+	if b.ctx.Err() != nil {
+		return nil, fmt.Errorf("list %s: %w", dir, b.ctx.Err())
+	}
+	if err != nil {
+		b.omit(fmt.Sprintf("%s at head: not listed, its definitions were not searched (%v)", dir, err))
+		ps = nil
+	}
+	b.dirs[dir] = ps
+	return ps, nil
+}
+
+// orderFor orders the files to search for a name: those whose stem an import names first,
+// then those whose stem and the name contain one another (lock.go for releaseLock), then the
+// rest; within each, the files nearest to dir first, then by path.
+func orderFor(paths []string, name string, imported map[string]bool, dir string) []string {
+	n := normalize(name)
+	type ranked struct {
+		path       string
+		rank, near int
+	}
+	rs := make([]ranked, len(paths))
+	for i, p := range paths {
+		stem := normalize(strings.TrimSuffix(path.Base(p), path.Ext(p)))
+		r := 2
+		switch {
+		case imported[stem]:
+			r = 0
+		case len(stem) >= 3 && (strings.Contains(n, stem) || strings.Contains(stem, n)):
+			r = 1
+		}
+		rs[i] = ranked{p, r, commonDirs(p, dir)}
+	}
+	slices.SortStableFunc(rs, func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(b.near, a.near), cmp.Compare(a.path, b.path))
+	})
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.path
+	}
+	return out
+}
+
+// commonDirs counts the leading directories p shares with dir.
+func commonDirs(p, dir string) int {
+	if dir == "." {
+		return 0
+	}
+	ps, ds := strings.Split(path.Dir(p), "/"), strings.Split(dir, "/")
+	n := 0
+	for n < len(ps) && n < len(ds) && ps[n] == ds[n] {
+		n++
+	}
+	return n
+}
+
+// normalize lowercases a name and drops what separates words, and a test suffix.
+func normalize(s string) string {
+	s = strings.TrimSuffix(strings.ToLower(s), "_test")
+	return separators.Replace(s)
+}
+
+var separators = strings.NewReplacer("_", "", "-", "", ".", "")
+
+var (
+	// importLine matches a line that imports or includes another file.
+	importLine = regexp.MustCompile(`^\s*(?:#\s*include|import|from|use|mod|using|require)\b|\brequire\s*\(`)
+	importWord = regexp.MustCompile(`[A-Za-z_][\w-]*`)
+)
+
+// importStems are the normalized words of a file's import and include lines: the stems of
+// the files it most likely takes names from.
+func importStems(f *file) map[string]bool {
+	m := make(map[string]bool)
+	if f == nil {
+		return m
+	}
+	for _, l := range f.lines {
+		if !importLine.MatchString(l) {
+			continue
+		}
+		for _, w := range importWord.FindAllString(l, -1) {
+			if len(w) >= 3 {
+				m[normalize(w)] = true
+			}
+		}
+	}
+	return m
+}
+
+// defCand is a definition found for one or more lookups.
+type defCand struct {
+	hit   defHit
+	uses  []use
+	first int // seq of its first use
+}
+
+// definitionCandidates merges the hits into one candidate per declaration, drops those the
+// prompt already shows (or that the budget already refused as enclosing snippets) or that
+// hold the use itself (a recursive call, a method's own class),
+// and ranks them: most uses first, then same file, same directory, elsewhere, then first use.
+func (b *builder) definitionCandidates(lookups []*lookup) []candidate {
+	type key struct {
+		path       string
+		start, end int
+	}
+	byKey := make(map[key]*defCand)
+	var cands []*defCand
+	for _, lk := range lookups {
+		for _, h := range lk.hits {
+			k := key{h.path, h.d.Start, h.d.End}
+			c := byKey[k]
+			if c == nil {
+				c = &defCand{hit: h, first: lk.uses[0].seq}
+				byKey[k] = c
+				cands = append(cands, c)
+			}
+			c.hit.locality = min(c.hit.locality, h.locality)
+			c.uses = append(c.uses, lk.uses...)
+			c.first = min(c.first, lk.uses[0].seq)
+		}
+	}
+	cands = slices.DeleteFunc(cands, func(c *defCand) bool {
+		d := c.hit.d
+		if covered(b.shown[c.hit.path], d.Start, d.End) || slices.Contains(b.offered[fileKey{SideHead, c.hit.path}], span{d.Start, d.End}) {
+			return true // shown, or offered as an enclosing snippet and left out for the budget
+		}
+		for _, u := range c.uses {
+			if u.path == c.hit.path && d.contains(u.line) {
+				return true
+			}
+		}
+		return false
+	})
+	cands = mergeNested(cands)
+	slices.SortStableFunc(cands, func(x, y *defCand) int {
+		return cmp.Or(
+			cmp.Compare(len(y.uses), len(x.uses)),
+			cmp.Compare(x.hit.locality, y.hit.locality),
+			cmp.Compare(x.first, y.first),
+			cmp.Compare(x.hit.path, y.hit.path),
+			cmp.Compare(x.hit.d.Start, y.hit.d.Start),
+		)
+	})
+	out := make([]candidate, 0, len(cands))
+	for _, c := range cands {
+		slices.SortStableFunc(c.uses, func(x, y use) int { return x.seq - y.seq })
+		f := b.files[fileKey{SideHead, c.hit.path}]
+		var focus []int
+		for _, u := range c.uses {
+			if m, ok := c.hit.d.Members[u.name]; ok {
+				focus = append(focus, m.Line)
+			}
+		}
+		out = append(out, makeCandidate(f, c.hit.d, KindDefinition, defReason(c.hit.d, c.uses), focus))
+	}
+	return out
+}
+
+// mergeNested folds a definition that another one holds (a method of a class also shown)
+// into the holder, when the holder is short enough to read whole.
+func mergeNested(cands []*defCand) []*defCand {
+	drop := make(map[*defCand]bool)
+	for _, in := range cands {
+		for _, out := range cands {
+			a, b := out.hit.d, in.hit.d
+			if in == out || drop[out] || out.hit.path != in.hit.path || a.lines() > maxGroupLines ||
+				a.Start > b.Start || a.End < b.End || a.Start == b.Start && a.End == b.End {
+				continue
+			}
+			out.uses = append(out.uses, in.uses...)
+			out.first = min(out.first, in.first)
+			out.hit.locality = min(out.hit.locality, in.hit.locality)
+			drop[in] = true
+			break
+		}
+	}
+	return slices.DeleteFunc(cands, func(c *defCand) bool { return drop[c] })
+}
+
+// defReason says where a definition is used: "used at store.go:46, not shown in the diff",
+// "field mu used at store.go:40; field reserved used at store.go:41, not shown in the diff",
+// naming at most three names and three places for each.
+func defReason(d decl, uses []use) string {
+	var names []string
+	sites := make(map[string][]string)
+	for _, u := range uses {
+		if !slices.Contains(names, u.name) {
+			names = append(names, u.name)
+		}
+		s := fmt.Sprintf("%s:%d", u.path, u.line)
+		if !slices.Contains(sites[u.name], s) {
+			sites[u.name] = append(sites[u.name], s)
+		}
+	}
+	const showNames = 3
+	var parts []string
+	for _, n := range names[:min(len(names), showNames)] {
+		prefix := ""
+		if m, ok := d.Members[n]; ok && !slices.Contains(d.Names, n) {
+			prefix = m.Kind + " " + n + " "
+		} else if len(names) > 1 {
+			prefix = n + " "
+		}
+		s := sites[n]
+		list := strings.Join(s[:min(len(s), 3)], ", ")
+		if len(s) > 3 {
+			list += fmt.Sprintf(" and %d more", len(s)-3)
+		}
+		parts = append(parts, prefix+"used at "+list)
+	}
+	if len(names) > showNames {
+		parts = append(parts, fmt.Sprintf("and %d more of its names", len(names)-showNames))
+	}
+	return strings.Join(parts, "; ") + ", not shown in the diff"
+}

@@ -1,0 +1,28 @@
+// Package codecontext is the pipeline's "context" stage for code: it finds what a reviewer
+// needs to see beyond the hunks of a change, and cuts it to a token budget.
+//
+//   - Enclosing declarations: for every hunk, the function, method or type around its added
+//     lines at head and around its deleted lines at base, whole, unless the hunks already show
+//     all of it; a declaration longer than 200 lines shows its signature and a window around
+//     the change. Two hunks in one declaration give one snippet, and the base version of a
+//     declaration whose head version is shown is left out.
+//   - Definitions: the names the added lines use (not keywords, builtins, locals or names
+//     shorter than three characters) whose definitions the prompt does not show yet: looked
+//     up in the same file, then the same directory (the package in Go), then, in Go, the
+//     packages of the module the file imports, and for other languages a bounded scan of the
+//     repository, files the changed file imports first. The most used names come first, then
+//     definitions in the same file, the same directory, elsewhere.
+//
+// Go is parsed exactly with go/parser. C, C++, Python, JavaScript, TypeScript, Rust and Java
+// are parsed with tree-sitter when the package is built with cgo; without cgo, and for any
+// other language, a line heuristic (heuristicOutline) finds the declarations instead.
+//
+// Nothing is dropped silently: a file not parsed (binary, too large, unreadable), a snippet
+// over the budget and a name not looked up because of the read limit are listed in
+// Result.Omitted with the reason.
+//
+// The package never writes anything, never runs a command, and never reads the file system,
+// the network or the environment: every byte it sees comes through the Source it is given.
+// Its work is bounded: each file is read at most once, and the definition search reads at
+// most maxSearchReads files beyond the changed ones.
+package codecontext
