@@ -889,8 +889,8 @@ func TestReviewerReadsOutsideTheHunk(t *testing.T) {
 	if len(c.Examined) != 1 || c.Examined[0] != "unlock.go@head:3-6" {
 		t.Errorf("examined = %v", c.Examined)
 	}
-	if got := strings.Join(c.Given, ","); got != "cache.go" {
-		t.Errorf("given = %s", got)
+	if len(c.Given) != 1 || c.Given[0].Path != "cache.go" || strings.Join(c.Given[0].Hunks, ";") != "-9,7 +9,10" {
+		t.Errorf("given = %+v, want cache.go with its one hunk", c.Given)
 	}
 	// --no-tools: no tool is offered at all.
 	fake2 := anthropicDemo(t)

@@ -89,6 +89,7 @@ type Tools struct {
 	MaxBytes      int  `yaml:"max_bytes"`       // of one tool result; longer results are cut, saying so
 	MaxTotalBytes int  `yaml:"max_total_bytes"` // of all tool results together
 	MaxTurns      int  `yaml:"max_turns"`       // model requests, the final answer included
+	MaxTokens     int  `yaml:"max_tokens"`      // prompt and answer tokens of one conversation; the next turn must answer
 }
 
 // Validate turns the validation stage (is each finding real, new, specific, actionable) on or
@@ -176,7 +177,7 @@ func Default() Config {
 		Comments:     Comments{SeverityFloor: finding.Nit},
 		Output:       Output{Format: []string{"markdown"}},
 		ContextLines: 10,
-		Tools:        Tools{Enabled: true, MaxCalls: 20, MaxBytes: 20000, MaxTotalBytes: 200000, MaxTurns: 8},
+		Tools:        Tools{Enabled: true, MaxCalls: 20, MaxBytes: 20000, MaxTotalBytes: 200000, MaxTurns: 8, MaxTokens: 400000},
 		Validate:     Validate{Enabled: true},
 	}
 }
@@ -352,7 +353,7 @@ func (c Config) validate(doc *Document) error {
 	for _, t := range []struct {
 		key string
 		v   int
-	}{{"max_calls", c.Tools.MaxCalls}, {"max_bytes", c.Tools.MaxBytes}, {"max_total_bytes", c.Tools.MaxTotalBytes}, {"max_turns", c.Tools.MaxTurns}} {
+	}{{"max_calls", c.Tools.MaxCalls}, {"max_bytes", c.Tools.MaxBytes}, {"max_total_bytes", c.Tools.MaxTotalBytes}, {"max_turns", c.Tools.MaxTurns}, {"max_tokens", c.Tools.MaxTokens}} {
 		if t.v < 1 {
 			bad(fmt.Sprintf("must be >= 1 (got %d); tools.enabled: false turns the tools off", t.v), "tools", t.key)
 		}

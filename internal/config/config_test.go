@@ -65,6 +65,7 @@ tools:
   max_bytes: 1000
   max_total_bytes: 4000
   max_turns: 3
+  max_tokens: 50000
 validate:
   enabled: false
 `
@@ -115,7 +116,7 @@ func TestParseFull(t *testing.T) {
 				Severity: finding.Low,
 			},
 		},
-		Tools:    Tools{Enabled: false, MaxCalls: 5, MaxBytes: 1000, MaxTotalBytes: 4000, MaxTurns: 3},
+		Tools:    Tools{Enabled: false, MaxCalls: 5, MaxBytes: 1000, MaxTotalBytes: 4000, MaxTurns: 3, MaxTokens: 50000},
 		Validate: Validate{Enabled: false},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -126,7 +127,7 @@ func TestParseFull(t *testing.T) {
 func TestDefaultToolsAndValidate(t *testing.T) {
 	t.Parallel()
 	d := Default()
-	want := Tools{Enabled: true, MaxCalls: 20, MaxBytes: 20000, MaxTotalBytes: 200000, MaxTurns: 8}
+	want := Tools{Enabled: true, MaxCalls: 20, MaxBytes: 20000, MaxTotalBytes: 200000, MaxTurns: 8, MaxTokens: 400000}
 	if diff := cmp.Diff(want, d.Tools); diff != "" {
 		t.Errorf("Default().Tools mismatch (-want +got):\n%s", diff)
 	}
@@ -637,7 +638,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown tools key",
 			in:   "tools:\n  max_call: 3\n",
-			want: ".council.yaml:2:3: tools.max_call: unknown key (allowed: enabled, max_calls, max_bytes, max_total_bytes, max_turns)",
+			want: ".council.yaml:2:3: tools.max_call: unknown key (allowed: enabled, max_calls, max_bytes, max_total_bytes, max_turns, max_tokens)",
 			key:  "tools.max_call",
 		},
 		{

@@ -75,8 +75,8 @@ type Session struct {
 	Instructions []instructions.Instruction // from the base revision
 
 	context report.Context // what the context engine added, for the report
-	git  *source.Git
-	opts Options
+	git     *source.Git
+	opts    Options
 	// switched is set when --provider replaced the config's provider: the config's models,
 	// per reviewer ones included, name another provider's models then.
 	switched bool
@@ -454,13 +454,18 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 		stop := s.stages.Start("review")
 		results, warm := review.Run(ctx, guard, in, s.Reviewers, s.reviewOptions(prices))
 		stop()
+		given := givenFiles(p.Units)
 		for _, r := range results {
 			raw = append(raw, r.Findings...)
 			examined, calls := audit(r.Boxes)
+			var missed []string
+			for _, u := range r.FailedUnits {
+				missed = append(missed, in.Units[u].Files...)
+			}
 			rep.Reviewers = append(rep.Reviewers, reviewerEntry(r.Reviewer, r.Model, report.Reviewer{
 				Summary: r.Summary, Errors: r.Errors, Warnings: r.Warnings, Units: r.Units, Raised: len(r.Findings),
-				Usage: r.Usage, WallSecs: r.Wall.Seconds(), Succeeded: r.Succeeded, Given: p.Reviewed,
-				Examined: examined, ToolCalls: calls,
+				Usage: r.Usage, WallSecs: r.Wall.Seconds(), Succeeded: r.Succeeded, Given: given,
+				Examined: examined, ToolCalls: calls, Missed: missed,
 			}))
 			total = total.Add(r.Usage)
 		}
@@ -485,7 +490,7 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 	if len(s.Config.Rules) > 0 {
 		found := rules.Check(s.Config.Rules, s.Change.Files)
 		raw = append(raw, found...)
-		rep.Reviewers = append(rep.Reviewers, rulesReviewer(s.Config.Rules, len(found), p.Reviewed))
+		rep.Reviewers = append(rep.Reviewers, rulesReviewer(s.Config.Rules, len(found), givenFiles(p.Units)))
 	}
 
 	stop := s.stages.Start("anchor")
@@ -521,7 +526,7 @@ func (s *Session) validate(ctx context.Context, c review.Completer, in review.In
 	stop := s.stages.Start("validate")
 	res := validate.Run(ctx, c, in, fs, validate.Options{
 		Model: model, Concurrency: o.Concurrency, Cost: o.Cost,
-		NewToolbox: o.NewToolbox, MaxTurns: o.MaxTurns, WarmCache: o.WarmCache,
+		NewToolbox: o.NewToolbox, Limits: o.Limits, WarmCache: o.WarmCache,
 	})
 	stop()
 	rep.Validation = report.Validation{Enabled: true, Checked: res.Checked, Rejected: res.Rejected, Errors: res.Errors, Usage: res.Usage}
@@ -535,7 +540,7 @@ func (s *Session) validate(ctx context.Context, c review.Completer, in review.In
 }
 
 // rulesReviewer is the report entry of the deterministic rules.
-func rulesReviewer(rs []config.Rule, found int, given []string) report.Reviewer {
+func rulesReviewer(rs []config.Rule, found int, given []report.GivenFile) report.Reviewer {
 	names := make([]string, len(rs))
 	for i, r := range rs {
 		names[i] = r.Name
@@ -544,6 +549,21 @@ func rulesReviewer(rs []config.Rule, found int, given []string) report.Reviewer 
 		Name: rules.Reviewer, Title: "Rules", Emoji: "📏", Kind: "rules", Alert: "IMPORTANT",
 		Focus: names, Noun: "rule violation", Model: "none", Raised: found, Succeeded: true, Given: given,
 	}
+}
+
+// givenFiles lists the files and hunks of the units, as every reviewer is given them.
+func givenFiles(units []plan.Unit) []report.GivenFile {
+	var out []report.GivenFile
+	for _, u := range units {
+		for _, f := range u.Files {
+			g := report.GivenFile{Path: f.Path()}
+			for _, h := range f.Hunks {
+				g.Hunks = append(g.Hunks, fmt.Sprintf("-%d,%d +%d,%d", h.OldStart, h.OldLines, h.NewStart, h.NewLines))
+			}
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 func instructionUses(is []instructions.Instruction) []report.Instruction {
@@ -600,7 +620,7 @@ func (s *Session) reviewOptions(prices provider.Prices) review.Options {
 		WarmCache:  true,
 		Clock:      s.opts.Now,
 		NewToolbox: s.toolbox(),
-		MaxTurns:   s.Config.Tools.MaxTurns,
+		Limits:     review.Limits{MaxTurns: s.Config.Tools.MaxTurns, MaxTokens: int64(s.Config.Tools.MaxTokens)},
 	}
 }
 

@@ -50,7 +50,12 @@ func (r Report) normalized() Report {
 	reviewers := make([]Reviewer, len(r.Reviewers))
 	for i, rv := range r.Reviewers {
 		rv.Focus = orEmpty(rv.Focus)
-		rv.Given = orEmpty(rv.Given)
+		given := make([]GivenFile, len(rv.Given))
+		for j, g := range rv.Given {
+			g.Hunks = orEmpty(g.Hunks)
+			given[j] = g
+		}
+		rv.Given = given
 		rv.Examined = orEmpty(rv.Examined)
 		reviewers[i] = rv
 	}

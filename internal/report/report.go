@@ -111,10 +111,17 @@ type Reviewer struct {
 	Raised    int            `json:"raised"`             // findings returned by the model
 	Usage     provider.Usage `json:"usage"`
 	WallSecs  float64        `json:"wall_seconds"`
-	Succeeded bool           `json:"succeeded"` // at least one unit answered and parsed
-	Given     []string       `json:"given"`                // files it was given
+	Succeeded bool           `json:"succeeded"`            // at least one unit answered and parsed
+	Given     []GivenFile    `json:"given"`                // files and hunks it was given
+	Missed    []string       `json:"missed,omitempty"`     // files of units it failed on
 	Examined  []string       `json:"examined"`             // "path@rev:start-end" it read through tools
 	ToolCalls []ToolCall     `json:"tool_calls,omitempty"` // every repository tool call, refused ones included
+}
+
+// GivenFile is a file a reviewer was given, with the hunks it saw.
+type GivenFile struct {
+	Path  string   `json:"path"`
+	Hunks []string `json:"hunks"` // "-37,3 +40,18", as in the hunk headers
 }
 
 // ToolCall is one repository tool call of a reviewer.

@@ -102,7 +102,7 @@ func sample() Report {
 				Units:   2, Raised: 3,
 				Usage:    provider.Usage{Requests: 2, InputTokens: 1200, OutputTokens: 900, CacheReadTokens: 30000, CacheWriteTokens: 15000, CostUSD: 0.0821},
 				WallSecs: 21.5, Succeeded: true,
-				Given: []string{"a.go"}, Examined: []string{"lock.go@head:1-40"},
+				Given: []GivenFile{{Path: "a.go", Hunks: []string{"-3,4 +3,6"}}}, Missed: []string{"b.go"}, Examined: []string{"lock.go@head:1-40"},
 				ToolCalls: []ToolCall{{Tool: "read_file", Input: `{"path":"lock.go"}`, Bytes: 900}, {Tool: "grep", Input: `{"pattern":"(a+)+$"}`, Error: "pattern took too long"}},
 			},
 			{

@@ -30,11 +30,17 @@ func WithTools(req provider.Request, box Toolbox) provider.Request {
 	return req
 }
 
+// Limits bound a conversation with tools.
+type Limits struct {
+	MaxTurns  int   // model turns, the final answer's included; DefaultMaxTurns when 0
+	MaxTokens int64 // prompt and answer tokens of all turns so far; 0 means no limit
+}
+
 // Converse runs a conversation to its final answer: it sends req and, while the model calls
 // repository tools, runs them and sends their results back. It stops when the model calls
-// final (or answers in text); when the turns or the toolbox run out, the last turn forces
-// final. With a nil box it is a single request. usage sums every turn, each priced by price.
-func Converse(ctx context.Context, c Completer, req provider.Request, box Toolbox, final string, maxTurns int,
+// final (or answers in text); when the turns, the tokens or the toolbox run out, the next turn
+// forces final. With a nil box it is a single request. usage sums every turn, each priced.
+func Converse(ctx context.Context, c Completer, req provider.Request, box Toolbox, final string, l Limits,
 	price func(provider.Usage) provider.Usage) (resp provider.Response, usage provider.Usage, err error) {
 	if box == nil {
 		resp, err = c.Complete(ctx, req)
@@ -43,12 +49,14 @@ func Converse(ctx context.Context, c Completer, req provider.Request, box Toolbo
 		}
 		return resp, usage, err
 	}
+	maxTurns := l.MaxTurns
 	if maxTurns < 1 {
 		maxTurns = DefaultMaxTurns
 	}
 	req = WithTools(req, box)
 	for turn := 1; ; turn++ {
-		if turn >= maxTurns || box.Exhausted() {
+		used := usage.InputTokens + usage.CacheReadTokens + usage.CacheWriteTokens + usage.OutputTokens
+		if turn >= maxTurns || box.Exhausted() || (l.MaxTokens > 0 && used >= l.MaxTokens) {
 			req.ToolName, req.RequireTool = final, false
 		}
 		resp, err = c.Complete(ctx, req)

@@ -51,16 +51,19 @@ func TestConverse(t *testing.T) {
 		name       string
 		turns      []provider.Response
 		maxTurns   int
+		maxTokens  int64
 		limit      int
 		wantTurns  int
 		wantCalls  int
 		wantForced bool // the last request forced the answer tool
 	}{
-		{"answer at once", []provider.Response{submit}, 8, 0, 1, 0, false},
-		{"read, then answer", []provider.Response{read, submit}, 8, 0, 2, 1, false},
-		{"turn limit forces the answer", []provider.Response{read, read, submit}, 3, 0, 3, 2, true},
-		{"tool budget forces the answer", []provider.Response{read, submit}, 8, 1, 2, 1, true},
-		{"a text answer ends it", []provider.Response{read, {Content: []provider.Block{{Type: provider.Text, Text: `{"findings":[]}`}}}}, 8, 0, 2, 1, false},
+		{"answer at once", []provider.Response{submit}, 8, 0, 0, 1, 0, false},
+		{"read, then answer", []provider.Response{read, submit}, 8, 0, 0, 2, 1, false},
+		{"turn limit forces the answer", []provider.Response{read, read, submit}, 3, 0, 0, 3, 2, true},
+		{"tool budget forces the answer", []provider.Response{read, submit}, 8, 0, 1, 2, 1, true},
+		// Each turn uses 110 tokens: after two, 220 >= 200 and the third must answer.
+		{"token limit forces the answer", []provider.Response{read, read, submit}, 8, 200, 0, 3, 2, true},
+		{"a text answer ends it", []provider.Response{read, {Content: []provider.Block{{Type: provider.Text, Text: `{"findings":[]}`}}}}, 8, 0, 0, 2, 1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,7 +71,7 @@ func TestConverse(t *testing.T) {
 			m := &modelScript{turns: tt.turns}
 			box := &fakeBox{limit: tt.limit}
 			req := Request(input(1, 100), 0, Builtin()[0], "m", 100)
-			_, usage, err := Converse(context.Background(), m, req, box, SubmitTool, tt.maxTurns,
+			_, usage, err := Converse(context.Background(), m, req, box, SubmitTool, Limits{MaxTurns: tt.maxTurns, MaxTokens: tt.maxTokens},
 				func(u provider.Usage) provider.Usage { u.CostUSD = 1; return u })
 			if err != nil {
 				t.Fatal(err)
@@ -115,7 +118,7 @@ func TestConverseWithoutToolsIsOneRequest(t *testing.T) {
 	t.Parallel()
 	m := &modelScript{turns: []provider.Response{toolCall("x", SubmitTool, `{"findings":[]}`)}}
 	req := Request(input(1, 100), 0, Builtin()[0], "m", 100)
-	if _, _, err := Converse(context.Background(), m, req, nil, SubmitTool, 8, func(u provider.Usage) provider.Usage { return u }); err != nil {
+	if _, _, err := Converse(context.Background(), m, req, nil, SubmitTool, Limits{}, func(u provider.Usage) provider.Usage { return u }); err != nil {
 		t.Fatal(err)
 	}
 	if len(m.seen) != 1 || m.seen[0].ToolName != SubmitTool || len(m.seen[0].Tools) != 1 {

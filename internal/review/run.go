@@ -29,7 +29,7 @@ type Options struct {
 	// NewToolbox gives each conversation (reviewer × unit) its repository tools; nil turns
 	// the tool loop off.
 	NewToolbox func() Toolbox
-	MaxTurns   int // model turns per conversation with tools; DefaultMaxTurns when 0
+	Limits     Limits // of each conversation with tools
 }
 
 // MinCachedPrefixTokens is the shortest prefix providers cache (Anthropic's and OpenAI's
@@ -38,17 +38,18 @@ const MinCachedPrefixTokens = 1024
 
 // Result is one reviewer's part of a run.
 type Result struct {
-	Reviewer  Reviewer
-	Model     string
-	Findings  []finding.Finding
-	Summary   string
-	Errors    []string // failed units and malformed answers
-	Warnings  []string // findings the answer parser had to drop or repair
-	Units     int
-	Boxes     []Toolbox // each unit's toolbox (nil entries without tools), for the ledger
-	Usage     provider.Usage
-	Wall      time.Duration
-	Succeeded bool // at least one unit answered and parsed
+	Reviewer    Reviewer
+	Model       string
+	Findings    []finding.Finding
+	Summary     string
+	Errors      []string // failed units and malformed answers
+	FailedUnits []int    // indexes of the units in Errors
+	Warnings    []string // findings the answer parser had to drop or repair
+	Units       int
+	Boxes       []Toolbox // each unit's toolbox (nil entries without tools), for the ledger
+	Usage       provider.Usage
+	Wall        time.Duration
+	Succeeded   bool // at least one unit answered and parsed
 }
 
 // Warmup is what the cache warm-up requests used and how they failed; they belong to no
@@ -117,7 +118,7 @@ func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) (
 						sem <- struct{}{}
 						defer func() { <-sem }()
 						start := now()
-						resp, usage, err := Converse(ctx, c, req, box, SubmitTool, o.MaxTurns,
+						resp, usage, err := Converse(ctx, c, req, box, SubmitTool, o.Limits,
 							func(u provider.Usage) provider.Usage { return priced(o, m, u) })
 						out := outcome{wall: now().Sub(start), usage: usage, box: box, err: err}
 						if err == nil {
@@ -146,6 +147,7 @@ func Run(ctx context.Context, c Completer, in Input, rs []Reviewer, o Options) (
 			}
 			if out.err != nil {
 				res.Errors = append(res.Errors, where+out.err.Error())
+				res.FailedUnits = append(res.FailedUnits, u)
 				continue
 			}
 			res.Succeeded = true

@@ -24,7 +24,7 @@ type Options struct {
 	Cost            func(model string, u provider.Usage) float64 // may be nil
 	// NewToolbox gives each check its read-only repository tools; nil: no tools.
 	NewToolbox func() review.Toolbox
-	MaxTurns   int // model turns per check with tools; review.DefaultMaxTurns when 0
+	Limits     review.Limits // of each check's conversation with tools
 	// WarmCache sends a one-token request per unit before its checks when at least two
 	// findings share the unit and its prefix is long enough for providers to cache.
 	WarmCache bool
@@ -122,7 +122,7 @@ func Run(ctx context.Context, c review.Completer, in review.Input, fs []finding.
 					}
 					sem <- struct{}{}
 					defer func() { <-sem }()
-					resp, usage, err := review.Converse(ctx, c, req, box, VerdictTool, o.MaxTurns, price)
+					resp, usage, err := review.Converse(ctx, c, req, box, VerdictTool, o.Limits, price)
 					out := outcome{usage: usage, err: err, checked: true}
 					if err == nil {
 						out.verdict, out.err = ParseVerdict(resp)

@@ -472,7 +472,7 @@ func TestRunWithTools(t *testing.T) {
 	m := &fakeModel{}
 	var mu sync.Mutex
 	var boxes []*fakeBox
-	res := Run(context.Background(), m, in, fs, Options{Model: "m", Concurrency: 2, WarmCache: true, MaxTurns: 4,
+	res := Run(context.Background(), m, in, fs, Options{Model: "m", Concurrency: 2, WarmCache: true, Limits: review.Limits{MaxTurns: 4},
 		NewToolbox: func() review.Toolbox {
 			b := &fakeBox{}
 			mu.Lock()

@@ -217,6 +217,9 @@ func (p *printer) reviewer(rv report.Reviewer) {
 	p.shared(rv)
 	p.notes(p.r.Owned(rv.Name, finding.OtherNote))
 	p.filtered(p.r.Owned(rv.Name, finding.Filtered))
+	if len(rv.Missed) > 0 {
+		p.add(fmt.Sprintf("**Not reviewed by %s** (its part of the change failed): %s", title(rv), strings.Join(codes(rv.Missed), ", ")))
+	}
 	p.examined(rv)
 	if len(rv.Warnings) > 0 {
 		p.add(fmt.Sprintf("<details><summary>Answer repairs (%d)</summary>", len(rv.Warnings)))
@@ -588,6 +591,14 @@ func bullets(items []string) []string {
 		lines[i] = "- " + code(it)
 	}
 	return lines
+}
+
+func codes(items []string) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = code(it)
+	}
+	return out
 }
 
 // code wraps s in a code span that s's own backticks cannot close.

@@ -157,6 +157,7 @@ func full() report.Report {
 	r.Context = report.Context{Snippets: []report.ContextSnippet{{Path: "felix/x.go", Side: "head", StartLine: 10, EndLine: 30, Kind: "enclosing"}}, Omitted: []string{"type Big: over budget"}}
 	r.Validation = report.Validation{Enabled: true, Checked: 6, Rejected: 1, Errors: []string{"finding 4: overloaded"}}
 	r.Reviewers[0].Examined = []string{"felix/bpf/conntrack/cleanup.go@head:1-80"}
+	r.Reviewers[1].Missed = []string{"felix/bpf-gpl/conntrack_cleanup.c"}
 	r.Reviewers[0].ToolCalls = []report.ToolCall{
 		{Tool: "read_file", Input: `{"path":"felix/bpf/conntrack/cleanup.go","end_line":80}`, Bytes: 3120},
 		{Tool: "read_file", Input: `{"path":"../../etc/passwd"}`, Error: "path escapes the repository"},
