@@ -105,10 +105,6 @@ func excerpt(s string) string {
 	return string(r[:excerptRunes])
 }
 
-// scanBudget bounds the bytes examined while looking for a JSON object in prose, so that
-// adversarial text (thousands of unclosed braces) costs linear time, not quadratic.
-const scanBudget = 8 << 20
-
 // maxLine is the largest line number believed; beyond it the model is making numbers up.
 const maxLine = 10_000_000
 
@@ -213,84 +209,23 @@ func toolObject(input json.RawMessage) (map[string]json.RawMessage, string) {
 	return obj, ""
 }
 
-// findObject finds the first balanced top-level {...} in text that decodes as a JSON object
-// with a "findings" key. Fences (```json or ```) need no special case: the object inside is
-// found like any other. It returns the object, or the reason there is none.
+// findObject finds the first top-level JSON object in text with a "findings" key, or says why
+// there is none.
 func findObject(text string) (map[string]json.RawMessage, string) {
-	budget := scanBudget
-	var firstErr string
-	sawObject := false
-	for i := 0; i < len(text) && budget > 0; {
-		j := strings.IndexByte(text[i:], '{')
-		if j < 0 {
-			break
-		}
-		start := i + j
-		end, ok := matchBrace(text, start, &budget)
-		if !ok {
-			if firstErr == "" {
-				firstErr = "invalid JSON: an object is not closed (unbalanced braces)"
-			}
-			i = start + 1
-			continue
-		}
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(text[start:end]), &obj); err != nil {
-			if firstErr == "" {
-				firstErr = "invalid JSON: " + err.Error()
-			}
-			i = start + 1
-			continue
-		}
-		if _, ok := obj["findings"]; ok {
-			return obj, ""
-		}
-		sawObject = true
-		i = end
-	}
+	obj, saw, problem := FindObject(text, func(o map[string]json.RawMessage) bool {
+		_, ok := o["findings"]
+		return ok
+	}, false)
 	switch {
-	case firstErr != "":
-		return nil, firstErr
-	case sawObject:
+	case obj != nil:
+		return obj, ""
+	case problem != "":
+		return nil, problem
+	case saw:
 		return nil, `no JSON object with a "findings" key`
 	default:
 		return nil, "no JSON object found in the answer"
 	}
-}
-
-// matchBrace returns the index just past the '}' that closes the '{' at start, skipping
-// braces inside JSON strings. It spends budget per byte examined.
-func matchBrace(text string, start int, budget *int) (int, bool) {
-	depth := 0
-	inString, escaped := false, false
-	for k := start; k < len(text); k++ {
-		*budget--
-		if *budget <= 0 {
-			return 0, false
-		}
-		c := text[k]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
-			if depth == 0 {
-				return k + 1, true
-			}
-		}
-	}
-	return 0, false
 }
 
 // fromObject turns a decoded answer object into an Answer, or says why it cannot.

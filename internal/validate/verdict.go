@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/council-dev/council/internal/provider"
+	"github.com/council-dev/council/internal/review"
 )
 
 // Check is the answer to one of the validator's questions.
@@ -82,10 +83,6 @@ func excerpt(s string) string {
 	}
 	return string([]rune(s)[:excerptRunes])
 }
-
-// scanBudget bounds the bytes examined while looking for a JSON object in prose, so that
-// adversarial text (thousands of unclosed braces) costs linear time, not quadratic.
-const scanBudget = 8 << 20
 
 // ParseVerdict reads the validator's answer: the input of a submit_verdict tool call when there
 // is a usable one (the first), else a JSON object in the text, fenced or not, surrounded by
@@ -167,82 +164,20 @@ func hasCheck(obj map[string]json.RawMessage) bool {
 	return false
 }
 
-// findObject finds the first balanced {...} in text that decodes as a JSON object holding one
-// of the checks, looking inside objects that do not (a verdict wrapped in {"verdict": ...}).
-// Fences need no special case: the object inside is found like any other.
+// findObject finds the first JSON object in text holding one of the checks, looking inside
+// objects that do not (a verdict wrapped in {"verdict": ...}), or says why there is none.
 func findObject(text string) (map[string]json.RawMessage, string) {
-	budget := scanBudget
-	var firstErr string
-	sawObject := false
-	for i := 0; i < len(text) && budget > 0; {
-		j := strings.IndexByte(text[i:], '{')
-		if j < 0 {
-			break
-		}
-		start := i + j
-		i = start + 1
-		end, ok := matchBrace(text, start, &budget)
-		if !ok {
-			if firstErr == "" {
-				firstErr = "invalid JSON: an object is not closed (unbalanced braces)"
-			}
-			continue
-		}
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(text[start:end]), &obj); err != nil {
-			if firstErr == "" {
-				firstErr = "invalid JSON: " + err.Error()
-			}
-			continue
-		}
-		if hasCheck(obj) {
-			return obj, ""
-		}
-		sawObject = true
-	}
+	obj, saw, problem := review.FindObject(text, hasCheck, true)
 	switch {
-	case sawObject:
+	case obj != nil:
+		return obj, ""
+	case saw:
 		return nil, fmt.Sprintf("no JSON object with %q, %q or %q", CheckTrue, CheckIntroduced, CheckActionable)
-	case firstErr != "":
-		return nil, firstErr
+	case problem != "":
+		return nil, problem
 	default:
 		return nil, "no JSON object found in the answer"
 	}
-}
-
-// matchBrace returns the index just past the '}' that closes the '{' at start, skipping
-// braces inside JSON strings. It spends budget per byte examined.
-func matchBrace(text string, start int, budget *int) (int, bool) {
-	depth := 0
-	inString, escaped := false, false
-	for k := start; k < len(text); k++ {
-		*budget--
-		if *budget <= 0 {
-			return 0, false
-		}
-		c := text[k]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
-			if depth == 0 {
-				return k + 1, true
-			}
-		}
-	}
-	return 0, false
 }
 
 // fromObject reads the three checks of a verdict object, or says why it cannot.
