@@ -73,9 +73,9 @@ func (e *GitError) Error() string {
 
 func (e *GitError) Unwrap() error { return e.Err }
 
-// run runs git with a configuration that ignores the repository's and the user's helpers that
-// could execute code or change the output's shape.
-func (g *Git) run(ctx context.Context, args ...string) ([]byte, error) {
+// command builds every git command: flags that keep the output's shape fixed whatever the
+// user's or repository's config says, and no prompts. run uses it; streaming callers too.
+func (g *Git) command(ctx context.Context, args ...string) *exec.Cmd {
 	full := append([]string{
 		"-c", "core.quotePath=true",
 		"-c", "diff.noprefix=false",
@@ -85,6 +85,13 @@ func (g *Git) run(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = g.dir
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	return cmd
+}
+
+// run runs git with a configuration that ignores the repository's and the user's helpers that
+// could execute code or change the output's shape.
+func (g *Git) run(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := g.command(ctx, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -237,21 +237,6 @@ func checkRev(rev string) error {
 	return nil
 }
 
-// command is run's command for a caller that streams the output: the same safe flags and
-// environment. Keep the two in step.
-func (g *Git) command(ctx context.Context, args ...string) *exec.Cmd {
-	full := append([]string{
-		"-c", "core.quotePath=true",
-		"-c", "diff.noprefix=false",
-		"-c", "diff.mnemonicPrefix=false",
-		"-c", "core.fsmonitor=false",
-	}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Dir = g.dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
-	return cmd
-}
-
 // limitedWriter keeps the first n bytes written to it and drops the rest.
 type limitedWriter struct {
 	w io.Writer
