@@ -177,6 +177,7 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
+	defer sess.Close()
 	cfg := sess.Config
 	if !o.formatSet && len(cfg.Output.Format) > 0 {
 		o.Formats = cfg.Output.Format

@@ -85,11 +85,16 @@ type Session struct {
 }
 
 // Open loads the change and the config that applies to it (from the base revision).
-func Open(ctx context.Context, o Options) (*Session, error) {
+func Open(ctx context.Context, o Options) (_ *Session, err error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	s := &Session{opts: o, stages: ledger.NewStages(o.Now)}
+	defer func() {
+		if err != nil && s.git != nil {
+			_ = s.git.Close()
+		}
+	}()
 	stop := s.stages.Start("source")
 	defer stop()
 
@@ -135,6 +140,9 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 	}
 	return s, nil
 }
+
+// Close stops what the session keeps running to read the repository fast.
+func (s *Session) Close() error { return s.git.Close() }
 
 // loadConfig reads .council.yaml from the base revision (the commit --base names, as a pull
 // request's base branch): the change under review must not be able to rewrite its own

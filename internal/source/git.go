@@ -5,14 +5,18 @@
 package source
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/council-dev/council/internal/diff"
 )
@@ -36,6 +40,9 @@ const MaxFileBytes = 4 << 20
 // Git is a local repository read through the git command.
 type Git struct {
 	dir string
+
+	mu    sync.Mutex // guards batch
+	batch *catFile   // a running "git cat-file --batch", started on the first read
 }
 
 // OpenGit finds the work tree that contains dir.
@@ -182,20 +189,119 @@ func (g *Git) ReadFile(ctx context.Context, rev, path string) ([]byte, error) {
 	if rev == "" || strings.HasPrefix(rev, "-") {
 		return nil, fmt.Errorf("read %s: bad revision %q", path, rev)
 	}
-	spec := rev + ":" + path
-	size, err := g.run(ctx, "cat-file", "-s", spec)
-	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", path, short(rev), os.ErrNotExist)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", path, short(rev), err)
 	}
-	var n int64
-	if _, err := fmt.Sscan(strings.TrimSpace(string(size)), &n); err == nil && n > MaxFileBytes {
-		return nil, fmt.Errorf("read %s at %s: %d bytes is over the %d byte limit", path, short(rev), n, MaxFileBytes)
+	if strings.ContainsAny(path, "\n\x00") {
+		return nil, fmt.Errorf("read %q at %s: %w", path, short(rev), os.ErrNotExist)
 	}
-	out, err := g.run(ctx, "cat-file", "blob", spec)
+	data, err := g.readBlob(rev + ":" + path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %s: %w", path, short(rev), err)
 	}
-	return out, nil
+	return data, nil
+}
+
+// catFile is one long-running "git cat-file --batch": reading a file costs a line written
+// and read on a pipe, not a process, which is what makes reading hundreds of files for context
+// and tools cheap.
+type catFile struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+// errBlobTooLarge is wrapped by reads of files over MaxFileBytes.
+var errBlobTooLarge = errors.New("over the size limit")
+
+// readBlob reads the blob spec ("rev:path") names through the batch process, starting it when
+// needed. A broken pipe stops the process; the next read starts a new one.
+func (g *Git) readBlob(spec string) ([]byte, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.batch == nil {
+		// Not tied to one request's context: the process serves every read until Close.
+		cmd := g.command(context.Background(), "cat-file", "--batch")
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			return nil, err
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, err
+		}
+		if err := cmd.Start(); err != nil {
+			return nil, fmt.Errorf("start git cat-file: %w", err)
+		}
+		g.batch = &catFile{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10)}
+	}
+	data, err := g.batch.read(spec)
+	var broken *brokenPipe
+	if errors.As(err, &broken) {
+		g.closeBatch()
+	}
+	return data, err
+}
+
+type brokenPipe struct{ err error }
+
+func (e *brokenPipe) Error() string { return "git cat-file --batch: " + e.err.Error() }
+func (e *brokenPipe) Unwrap() error { return e.err }
+
+func (c *catFile) read(spec string) ([]byte, error) {
+	if _, err := io.WriteString(c.in, spec+"\n"); err != nil {
+		return nil, &brokenPipe{err}
+	}
+	header, err := c.out.ReadString('\n')
+	if err != nil {
+		return nil, &brokenPipe{err}
+	}
+	header = strings.TrimSuffix(header, "\n")
+	if strings.HasSuffix(header, " missing") || strings.HasSuffix(header, " ambiguous") {
+		return nil, os.ErrNotExist
+	}
+	fields := strings.Fields(header)
+	if len(fields) != 3 {
+		return nil, &brokenPipe{fmt.Errorf("unexpected header %q", header)}
+	}
+	size, err := strconv.ParseInt(fields[2], 10, 64)
+	if err != nil {
+		return nil, &brokenPipe{fmt.Errorf("unexpected header %q", header)}
+	}
+	if fields[1] != "blob" || size > MaxFileBytes {
+		// Skip the content to keep the stream in step.
+		if _, err := io.CopyN(io.Discard, c.out, size+1); err != nil {
+			return nil, &brokenPipe{err}
+		}
+		if fields[1] != "blob" {
+			return nil, fmt.Errorf("a %s, not a file: %w", fields[1], os.ErrNotExist)
+		}
+		return nil, fmt.Errorf("%d bytes is %w of %d bytes", size, errBlobTooLarge, MaxFileBytes)
+	}
+	data := make([]byte, size+1) // the content and its trailing newline
+	if _, err := io.ReadFull(c.out, data); err != nil {
+		return nil, &brokenPipe{err}
+	}
+	return data[:size], nil
+}
+
+// closeBatch stops the batch process; the caller holds g.mu.
+func (g *Git) closeBatch() {
+	if g.batch == nil {
+		return
+	}
+	_ = g.batch.in.Close()
+	_ = g.batch.cmd.Process.Kill()
+	_ = g.batch.cmd.Wait()
+	g.batch = nil
+}
+
+// Close stops the processes the repository keeps running for fast reads.
+func (g *Git) Close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closeBatch()
+	return nil
 }
 
 // ListFiles lists the files under dir (a repository-relative directory) at a revision.

@@ -149,3 +149,45 @@ func TestOpenGitOutsideARepository(t *testing.T) {
 		t.Errorf("err = %v, want a hint at --repo", err)
 	}
 }
+
+func TestReadFileThroughTheBatchProcess(t *testing.T) {
+	t.Parallel()
+	r := setup(t)
+	r.write("a.txt", "alpha\n")
+	r.write("dir/b.txt", "beta") // no trailing newline
+	r.write("big.bin", strings.Repeat("x", MaxFileBytes+1))
+	r.git("add", "-A")
+	r.git("commit", "-qm", "files")
+	ctx := context.Background()
+	g, err := OpenGit(ctx, r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	read := func(path string) (string, error) {
+		data, err := g.ReadFile(ctx, "HEAD", path)
+		return string(data), err
+	}
+	// Interleave successes and failures: a failure must not put the stream out of step.
+	for round := 0; round < 2; round++ {
+		if got, err := read("a.txt"); got != "alpha\n" || err != nil {
+			t.Errorf("a.txt = %q, %v", got, err)
+		}
+		if _, err := read("missing.txt"); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("missing file: %v, want fs.ErrNotExist", err)
+		}
+		if _, err := read("dir"); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "tree") {
+			t.Errorf("a directory: %v, want a not-a-file error", err)
+		}
+		if _, err := read("big.bin"); err == nil || !strings.Contains(err.Error(), "size limit") {
+			t.Errorf("big file: %v, want the size limit", err)
+		}
+		if got, err := read("dir/b.txt"); got != "beta" || err != nil {
+			t.Errorf("dir/b.txt = %q, %v", got, err)
+		}
+		// After Close, the next read starts a new process.
+		if err := g.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
