@@ -18,6 +18,8 @@ import (
 	"github.com/council-dev/council/internal/finding"
 	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/publish/markdown"
+	"github.com/council-dev/council/internal/publish/rdjson"
+	"github.com/council-dev/council/internal/publish/sarif"
 	"github.com/council-dev/council/internal/report"
 )
 
@@ -45,7 +47,12 @@ type ReviewOptions struct {
 }
 
 // Formats council review writes, and the file name each gets under --out-dir.
-var formatFiles = map[string]string{"markdown": "review.md", "json": "review.json"}
+var formatFiles = map[string]string{
+	"markdown": "review.md", "json": "review.json", "sarif": "review.sarif", "rdjson": "review.rdjson",
+}
+
+// informationURI is where a SARIF consumer sends users to read about council.
+const informationURI = "https://github.com/council-dev/council"
 
 var providers = []string{"anthropic", "openai"}
 
@@ -97,7 +104,7 @@ Configuration and reviewer documents are read from the base revision, never from
 	fl.StringVar(&opts.Model, "model", "", "model name (default: config, else claude-sonnet-4-5 or gpt-4.1)")
 	fl.StringSliceVar(&opts.Lenses, "lenses", nil, "lenses to run, comma-separated (default: correctness,security,maintainability)")
 	fl.StringSliceVar(&opts.Personas, "personas", nil, "persona `FILE`s to add, comma-separated")
-	fl.StringSliceVar(&opts.Formats, "format", []string{"markdown"}, "output formats: markdown|json; several need --out-dir")
+	fl.StringSliceVar(&opts.Formats, "format", []string{"markdown"}, "output formats: markdown|json|sarif|rdjson; several need --out-dir")
 	fl.StringVar(&opts.Out, "out", "", "write the output to `FILE` instead of stdout")
 	fl.StringVar(&opts.OutDir, "out-dir", "", "write each format to `DIR`/review.<ext>")
 	fl.StringVar(&opts.FailOn, "fail-on", "", "exit 1 when a finding at or above this severity is found: "+severityList())
@@ -128,7 +135,7 @@ func (o *ReviewOptions) validate() error {
 	}
 	for _, fm := range o.Formats {
 		if _, ok := formatFiles[fm]; !ok {
-			return usagef("--format %q: must be one of markdown, json", fm)
+			return usagef("--format %q: must be one of markdown, json, sarif, rdjson", fm)
 		}
 	}
 	if o.FailOn != "" {
@@ -301,6 +308,10 @@ func writeOutputs(f *Factory, o *ReviewOptions, rep report.Report, council strin
 		switch fm {
 		case "json":
 			err = report.WriteJSON(&buf, rep)
+		case "sarif":
+			err = sarif.Write(&buf, rep, sarif.Options{ToolVersion: Version, InformationURI: informationURI})
+		case "rdjson":
+			err = rdjson.Write(&buf, rep)
 		default:
 			err = markdown.Render(&buf, rep, markdown.Options{Council: council})
 		}

@@ -144,7 +144,7 @@ type Output struct {
 var Providers = []string{"anthropic", "openai"}
 
 // Formats are the allowed values of output.format.
-var Formats = []string{"markdown", "json"}
+var Formats = []string{"markdown", "json", "sarif", "rdjson"}
 
 // Limits of the numeric settings.
 const (
