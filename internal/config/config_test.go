@@ -354,13 +354,13 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "format",
 			in:   "output:\n  format: [markdown, html]\n",
-			want: `.council.yaml:2:22: output.format[1]: "html" is not one of markdown, json`,
+			want: `.council.yaml:2:22: output.format[1]: "html" is not one of markdown, json, sarif, rdjson`,
 			key:  "output.format[1]",
 		},
 		{
 			name: "no format",
 			in:   "output:\n  format: []\n",
-			want: `.council.yaml:2:11: output.format: must list at least one of markdown, json`,
+			want: `.council.yaml:2:11: output.format: must list at least one of markdown, json, sarif, rdjson`,
 			key:  "output.format",
 		},
 		{
