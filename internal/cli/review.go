@@ -115,7 +115,7 @@ Configuration and reviewer documents are read from the base revision, never from
 	fl.StringVar(&opts.ReplayDir, "replay", "", "answer every model request from recordings in `DIR`, offline")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "stop before calling a model: print the plan and estimates (requests go to --record DIR)")
 	fl.Float64Var(&opts.MaxUSD, "max-usd", 0, "stop sending requests before the run would cost more than this")
-	fl.BoolVar(&opts.NoTools, "no-tools", false, "reviewers get no repository tools (read_file, grep, list_files, git_log)")
+	fl.BoolVar(&opts.NoTools, "no-tools", false, "reviewers and the validator get no repository tools (read_file, grep, list_files, git_log)")
 	fl.BoolVar(&opts.NoValidate, "no-validate", false, "do not check each finding with a second model call (the output says so)")
 	fl.BoolVar(&opts.RulesOnly, "rules-only", false, "run only the rules of .council.yaml: no model, no credentials, offline")
 	return cmd
@@ -205,8 +205,8 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		return usagef("%s", credentialsHelp)
 	}
 	if cfg.Budget.MaxUSD > 0 {
-		for _, r := range sess.Reviewers {
-			if m := sess.ModelFor(r); !hasPrice(prices, m) {
+		for _, m := range sess.Models() {
+			if !hasPrice(prices, m) {
 				return usagef("budget.max_usd cannot limit model %q: it has no price; add it under prices: in .council.yaml (USD per million tokens)", m)
 			}
 		}
@@ -238,6 +238,7 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		if err := writeOutputs(f, o, rep, cfg.CouncilName); err != nil {
 			return err
 		}
+		fmt.Fprintf(f.Err, "council: rules only: %s from %s, no model called\n", plural(len(rep.Findings), "finding"), plural(len(cfg.Rules), "rule"))
 		return outcome(rep, o)
 	}
 

@@ -59,6 +59,13 @@ type Options struct {
 	PersonaFiles    []string // local files, added to the repository's personas
 	Concurrency     int
 	MaxUSD          float64
+	// Title and Body replace the commit messages as the change's description (a pull
+	// request's); untrusted like them.
+	Title, Body string
+	// Since, when set, limits the review to the files changed between it and head (a re-run
+	// after a push reviews what the push changed); the other files are skipped, saying why.
+	Since string
+
 	NoTools         bool // reviewers see only the prompt, no repository tools
 	NoValidate      bool // findings are not checked by the validator
 	RulesOnly       bool // only the deterministic rules run: no model at all
@@ -74,7 +81,8 @@ type Session struct {
 	Reviewers    []review.Reviewer
 	Instructions []instructions.Instruction // from the base revision
 
-	context report.Context // what the context engine added, for the report
+	context report.Context  // what the context engine added, for the report
+	since   map[string]bool // files changed since Options.Since; nil reviews every file
 	git     *source.Git
 	opts    Options
 	// switched is set when --provider replaced the config's provider: the config's models,
@@ -119,6 +127,14 @@ func Open(ctx context.Context, o Options) (_ *Session, err error) {
 	}
 	if s.Change, err = g.Load(ctx, base, head); err != nil {
 		return nil, err
+	}
+	if o.Title != "" || o.Body != "" {
+		s.Change.Title, s.Change.Body = o.Title, o.Body
+	}
+	if o.Since != "" {
+		if s.since, err = g.ChangedFiles(ctx, o.Since, s.Change.HeadSHA); err != nil {
+			return nil, fmt.Errorf("find what changed since the last reviewed head: %w", err)
+		}
 	}
 	if s.Config, err = s.loadConfig(ctx); err != nil {
 		return nil, err
@@ -335,15 +351,27 @@ func (s *Session) ModelFor(r review.Reviewer) string {
 // Plan decides what is reviewed, in which units.
 func (s *Session) Plan(ctx context.Context) (plan.Plan, review.Input) {
 	stop := s.stages.Start("plan")
-	defer stop()
 	head := func(p string) []string { return s.headLines(ctx, p) }
-	p := plan.Make(s.Change.Files, plan.Options{
+	files, unchanged := s.Change.Files, []plan.Skip(nil)
+	if s.since != nil {
+		files = nil
+		for _, f := range s.Change.Files {
+			if s.since[f.Path()] || s.since[f.OldPath] {
+				files = append(files, f)
+			} else {
+				unchanged = append(unchanged, plan.Skip{Path: f.Path(), Reason: "unchanged since the last reviewed head " + short(s.opts.Since) + " (--full reviews it again)"})
+			}
+		}
+	}
+	p := plan.Make(files, plan.Options{
 		BudgetTokens: s.Config.Budget.TokensPerRequest,
 		Include:      s.Config.Paths.Include,
 		Exclude:      s.Config.Paths.Exclude,
 		Head:         head,
 		ExtraContext: s.Config.ContextLines,
 	})
+	p.Skipped = append(p.Skipped, unchanged...)
+	stop()
 	in := review.Input{
 		// The directory's name, not its path: the prompt must not change with where the checkout
 		// lives, or neither the provider's cache nor --replay would recognise it elsewhere.
@@ -521,7 +549,7 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 // validate has each finding checked by a second model call, unless validation is off; what it
 // rejects stays in the report as filtered, with the reason.
 func (s *Session) validate(ctx context.Context, c review.Completer, in review.Input, fs []finding.Finding, prices provider.Prices, rep *report.Report) []finding.Finding {
-	if s.opts.NoValidate || !s.Config.Validate.Enabled {
+	if !s.validates() {
 		rep.Degraded = append(rep.Degraded, "validation is off (--no-validate or validate.enabled: false): findings were not checked by a second model call")
 		return fs
 	}
@@ -606,14 +634,29 @@ func (s *Session) DryRun(ctx context.Context, prices provider.Prices) (report.Re
 // unpriced lists the run's models that the price table does not know.
 func (s *Session) unpriced(prices provider.Prices) []string {
 	var out []string
-	for _, r := range s.Reviewers {
-		m := s.ModelFor(r)
-		if _, ok := prices.Lookup(m); !ok && !slices.Contains(out, m) {
+	for _, m := range s.Models() {
+		if _, ok := prices.Lookup(m); !ok {
 			out = append(out, m)
 		}
 	}
 	return out
 }
+
+// Models lists the models the run will call: the reviewers', and the validator's when it runs.
+func (s *Session) Models() []string {
+	var out []string
+	for _, r := range s.Reviewers {
+		if m := s.ModelFor(r); !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	if s.validates() && len(s.Reviewers) > 0 && !slices.Contains(out, s.Config.Model) {
+		out = append(out, s.Config.Model)
+	}
+	return out
+}
+
+func (s *Session) validates() bool { return !s.opts.NoValidate && s.Config.Validate.Enabled }
 
 // reviewOptions are the options of the review stage, from the config.
 func (s *Session) reviewOptions(prices provider.Prices) review.Options {

@@ -251,3 +251,22 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// ChangedFiles lists the paths (old and new, for renames) that differ between two commits.
+func (g *Git) ChangedFiles(ctx context.Context, from, to string) (map[string]bool, error) {
+	for _, rev := range []string{from, to} {
+		if _, err := g.Resolve(ctx, rev); err != nil {
+			return nil, err
+		}
+	}
+	out, err := g.run(ctx, "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", from, to, "--")
+	if err != nil {
+		return nil, fmt.Errorf("diff %s..%s: %w", short(from), short(to), err)
+	}
+	files := map[string]bool{}
+	fields := strings.Split(strings.TrimRight(string(out), "\x00"), "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		files[fields[i+1]] = true
+	}
+	return files, nil
+}
