@@ -17,6 +17,7 @@ import (
 	"github.com/council-dev/council/internal/engine"
 	"github.com/council-dev/council/internal/finding"
 	"github.com/council-dev/council/internal/provider"
+	ghreview "github.com/council-dev/council/internal/publish/github"
 	"github.com/council-dev/council/internal/publish/markdown"
 	"github.com/council-dev/council/internal/publish/rdjson"
 	"github.com/council-dev/council/internal/publish/sarif"
@@ -41,7 +42,13 @@ type ReviewOptions struct {
 	NoTools          bool
 	NoValidate       bool
 	RulesOnly        bool
+	PR               string // owner/repo#123 or a pull request URL
+	Post             bool
+	Layout           string
+	CheckRun         bool
+	Full             bool
 
+	repoSet   bool // --repo was given
 	formatSet bool // --format was given (else the config's output.format applies)
 	failOnSet bool
 }
@@ -86,6 +93,7 @@ Configuration and reviewer documents are read from the base revision, never from
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.formatSet = cmd.Flags().Changed("format")
+			opts.repoSet = cmd.Flags().Changed("repo")
 			opts.failOnSet = cmd.Flags().Changed("fail-on")
 			if err := opts.validate(); err != nil {
 				return err
@@ -118,6 +126,11 @@ Configuration and reviewer documents are read from the base revision, never from
 	fl.BoolVar(&opts.NoTools, "no-tools", false, "reviewers and the validator get no repository tools (read_file, grep, list_files, git_log)")
 	fl.BoolVar(&opts.NoValidate, "no-validate", false, "do not check each finding with a second model call (the output says so)")
 	fl.BoolVar(&opts.RulesOnly, "rules-only", false, "run only the rules of .council.yaml: no model, no credentials, offline")
+	fl.StringVar(&opts.PR, "pr", "", "review a GitHub pull request: `owner/repo#123` or its URL (uses --repo as the clone, else a cached one)")
+	fl.BoolVar(&opts.Post, "post", false, "post the reviews on the pull request (with --pr)")
+	fl.StringVar(&opts.Layout, "layout", "per-reviewer", "GitHub review layout with --post: per-reviewer|consolidated")
+	fl.BoolVar(&opts.CheckRun, "check-run", false, "report the review as a check run whose conclusion follows --fail-on (with --pr)")
+	fl.BoolVar(&opts.Full, "full", false, "review the whole pull request again, not only what changed since council's last review")
 	return cmd
 }
 
@@ -161,6 +174,15 @@ func (o *ReviewOptions) validate() error {
 	if o.MaxUSD < 0 {
 		return usagef("--max-usd must be >= 0")
 	}
+	if o.PR == "" && (o.Post || o.CheckRun || o.Full) {
+		return usagef("--post, --check-run and --full need --pr")
+	}
+	if _, err := ghreview.ParseLayout(o.Layout); err != nil {
+		return usagef("--layout: %v", err)
+	}
+	if o.PR != "" && (o.Base != "" || o.Head != "HEAD") {
+		return usagef("--pr takes its base and head from the pull request: drop --base and --head")
+	}
 	if o.RulesOnly && (o.DryRun || o.ReplayDir != "" || o.RecordDir != "") {
 		return usagef("--rules-only calls no model: it cannot be used with --dry-run, --record or --replay")
 	}
@@ -174,13 +196,43 @@ and choose with --provider anthropic|openai; or use --dry-run or --replay DIR to
 
 func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 	offline := o.DryRun || o.ReplayDir != "" || o.RulesOnly
-	sess, err := engine.Open(ctx, engine.Options{
+	eo := engine.Options{
 		Repo: o.Repo, Base: o.Base, Head: o.Head, ConfigPath: o.ConfigPath,
 		Provider: o.Provider, DefaultProvider: envProvider(f.Getenv), Model: o.Model,
 		Lenses: o.Lenses, PersonaFiles: o.Personas, Concurrency: o.Concurrency, MaxUSD: o.MaxUSD,
 		NoTools: o.NoTools, NoValidate: o.NoValidate, RulesOnly: o.RulesOnly,
 		Version: Version,
-	})
+	}
+	var pr *pullRequest
+	if o.PR != "" {
+		// A workflow on a pull request from a fork gets no secrets: that is not the author's
+		// fault, so it is a skip with a reason, not a failure of their pull request.
+		if f.Getenv("GITHUB_ACTIONS") == "true" && !offline && !anyCredentials(f.Getenv) {
+			fmt.Fprintln(f.Err, "council: skipping the review: this workflow run has no model API key (pull requests from forks get no secrets); a maintainer can run it with the key, or use pull_request_target with care")
+			return nil
+		}
+		var err error
+		if pr, err = openPR(ctx, f, o); err != nil {
+			return err
+		}
+		if o.Post && !o.Full && pr.lastHead == pr.pr.HeadSHA {
+			fmt.Fprintf(f.Err, "council: %s was already reviewed at %s; nothing to do (--full reviews it again)\n", o.PR, short(pr.pr.HeadSHA))
+			return nil
+		}
+		dir := ""
+		if o.repoSet {
+			dir = o.Repo
+		}
+		if eo.Repo, err = pr.checkout(ctx, f, dir); err != nil {
+			return err
+		}
+		eo.Base, eo.Head, eo.Title, eo.Body = pr.pr.BaseSHA, pr.pr.HeadSHA, pr.pr.Title, pr.pr.Body
+		if !o.Full && pr.lastHead != "" && hasCommit(ctx, eo.Repo, pr.lastHead) {
+			eo.Since = pr.lastHead
+			pr.incremental = true
+		}
+	}
+	sess, err := engine.Open(ctx, eo)
 	if err != nil {
 		return err
 	}
@@ -274,6 +326,11 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		return err
 	}
 	fmt.Fprintf(f.Err, "council: %s\n", markdown.Ledger(rep.Usage))
+	if pr != nil {
+		if err := pr.publish(ctx, f, o, rep, sess.Change.Files, cfg.CouncilName); err != nil {
+			return err
+		}
+	}
 	return outcome(rep, o)
 }
 
@@ -358,6 +415,15 @@ func configPrices(in map[string]config.Price) provider.Prices {
 		out[model] = provider.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
 	}
 	return out
+}
+
+func anyCredentials(getenv func(string) string) bool {
+	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL"} {
+		if getenv(k) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func hasPrice(p provider.Prices, model string) bool {

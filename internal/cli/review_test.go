@@ -68,6 +68,14 @@ func TestNewCmdReviewFlags(t *testing.T) {
 		{name: "record and replay", args: "--record a --replay b", wantErr: "cannot be used together"},
 		{name: "dry run and replay", args: "--dry-run --replay b", wantErr: "cannot be used together"},
 		{name: "no positional arguments", args: "main", wantErr: "unknown command"},
+		{
+			name: "pull request",
+			args: "--pr acme/svc#7 --post --layout consolidated --check-run --full",
+			want: ReviewOptions{Repo: ".", Head: "HEAD", Formats: []string{"markdown"}, PR: "acme/svc#7", Post: true, Layout: "consolidated", CheckRun: true, Full: true},
+		},
+		{name: "post needs a pull request", args: "--post", wantErr: "need --pr"},
+		{name: "layout enum", args: "--pr a/b#1 --layout grouped", wantErr: "--layout"},
+		{name: "a pull request has its own base", args: "--pr a/b#1 --base main", wantErr: "drop --base and --head"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,7 +98,11 @@ func TestNewCmdReviewFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(tt.want, *got, cmpopts.IgnoreUnexported(ReviewOptions{})); d != "" {
+			want := tt.want
+			if want.Layout == "" {
+				want.Layout = "per-reviewer" // the default, left out of the table
+			}
+			if d := cmp.Diff(want, *got, cmpopts.IgnoreUnexported(ReviewOptions{})); d != "" {
 				t.Errorf("options (-want +got):\n%s", d)
 			}
 		})

@@ -1,0 +1,427 @@
+package cli
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/council-dev/council/internal/diff"
+	"github.com/council-dev/council/internal/finding"
+	"github.com/council-dev/council/internal/github"
+	ghreview "github.com/council-dev/council/internal/publish/github"
+	"github.com/council-dev/council/internal/publish/markdown"
+	"github.com/council-dev/council/internal/report"
+)
+
+// pullRequest is a --pr run: where the pull request is, what it says, and the client to post
+// with.
+type pullRequest struct {
+	owner, repo string
+	number      int
+	pr          github.PR
+	gh          *github.Client
+	// lastHead is the head council reviewed last time, from its own review markers; "" for none.
+	lastHead string
+	// incremental: this run reviews only what changed since lastHead.
+	incremental bool
+	posted      map[string]bool
+	comments    []github.ReviewComment
+	issue       []github.IssueComment
+}
+
+// githubCredentials reads GITHUB_TOKEN / GH_TOKEN, or a GitHub App's id, installation and key.
+func githubOptions(getenv func(string) string) (github.Options, error) {
+	o := github.Options{BaseURL: getenv("GITHUB_API_URL")}
+	o.Token = getenv("GITHUB_TOKEN")
+	if o.Token == "" {
+		o.Token = getenv("GH_TOKEN")
+	}
+	if o.Token != "" {
+		return o, nil
+	}
+	appID, inst := getenv("GITHUB_APP_ID"), getenv("GITHUB_APP_INSTALLATION_ID")
+	key := getenv("GITHUB_APP_PRIVATE_KEY")
+	if file := getenv("GITHUB_APP_PRIVATE_KEY_FILE"); key == "" && file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return o, fmt.Errorf("read GITHUB_APP_PRIVATE_KEY_FILE: %w", err)
+		}
+		key = string(data)
+	}
+	if appID == "" && inst == "" && key == "" {
+		return o, errors.New("no GitHub credentials: set GITHUB_TOKEN (or GH_TOKEN), or GITHUB_APP_ID, GITHUB_APP_INSTALLATION_ID and GITHUB_APP_PRIVATE_KEY (or GITHUB_APP_PRIVATE_KEY_FILE)")
+	}
+	var err error
+	if o.AppID, err = strconv.ParseInt(appID, 10, 64); err != nil {
+		return o, fmt.Errorf("GITHUB_APP_ID %q is not a number", appID)
+	}
+	if o.InstallationID, err = strconv.ParseInt(inst, 10, 64); err != nil {
+		return o, fmt.Errorf("GITHUB_APP_INSTALLATION_ID %q is not a number", inst)
+	}
+	o.PrivateKey = []byte(key)
+	return o, nil
+}
+
+// openPR reads the pull request and what council already said on it.
+func openPR(ctx context.Context, f *Factory, o *ReviewOptions) (*pullRequest, error) {
+	owner, repo, n, err := github.ParsePRRef(o.PR)
+	if err != nil {
+		return nil, usagef("--pr: %v", err)
+	}
+	opts, err := githubOptions(f.Getenv)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	gh, err := github.New(opts)
+	if err != nil {
+		return nil, usagef("GitHub: %v", err)
+	}
+	p := &pullRequest{owner: owner, repo: repo, number: n, gh: gh}
+	if p.pr, err = gh.PullRequest(ctx, owner, repo, n); err != nil {
+		return nil, err
+	}
+	if p.comments, err = gh.ReviewComments(ctx, owner, repo, n); err != nil {
+		return nil, err
+	}
+	reviews, err := gh.Reviews(ctx, owner, repo, n)
+	if err != nil {
+		return nil, err
+	}
+	if p.issue, err = gh.IssueComments(ctx, owner, repo, n); err != nil {
+		return nil, err
+	}
+	var markers []ghreview.MarkerInfo
+	for _, c := range p.comments {
+		markers = append(markers, ghreview.ParseMarkers(c.Body)...)
+	}
+	for _, r := range reviews {
+		ms := ghreview.ParseMarkers(r.Body)
+		markers = append(markers, ms...)
+		for _, m := range ms {
+			if m.Review && m.Head != "" {
+				p.lastHead = m.Head // reviews come oldest first
+			}
+		}
+	}
+	p.posted = ghreview.PostedFrom(markers)
+	return p, nil
+}
+
+// checkout makes sure the repository at dir has the pull request's base and head commits,
+// fetching them when it does not; with no dir it uses a cached clone.
+func (p *pullRequest) checkout(ctx context.Context, f *Factory, dir string) (string, error) {
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("find a cache directory for the clone (or pass --repo): %w", err)
+		}
+		dir = filepath.Join(cache, "council", "repos", p.owner, p.repo)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("create %s: %w", dir, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+			if err := gitCmd(ctx, dir, nil, "init", "-q"); err != nil {
+				return "", err
+			}
+		}
+	}
+	if hasCommit(ctx, dir, p.pr.BaseSHA) && hasCommit(ctx, dir, p.pr.HeadSHA) {
+		return dir, nil
+	}
+	remote, err := p.remoteURL(dir)
+	if err != nil {
+		return "", err
+	}
+	// The token goes in a header for this command only: never in the URL, the config or a log.
+	var header []string
+	if opts, err := githubOptions(f.Getenv); err == nil && opts.Token != "" {
+		auth := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + opts.Token))
+		header = []string{"-c", "http.extraHeader=Authorization: Basic " + auth}
+	}
+	refs := []string{
+		fmt.Sprintf("+refs/pull/%d/head:refs/council/pr/%d/head", p.number, p.number),
+		fmt.Sprintf("+refs/heads/%s:refs/council/pr/%d/base", p.pr.BaseRef, p.number),
+	}
+	if err := gitCmd(ctx, dir, header, append([]string{"fetch", "-q", "--no-tags", remote}, refs...)...); err != nil {
+		return "", fmt.Errorf("fetch pull request %d into %s: %w", p.number, dir, err)
+	}
+	for _, sha := range []string{p.pr.BaseSHA, p.pr.HeadSHA} {
+		if !hasCommit(ctx, dir, sha) {
+			return "", fmt.Errorf("commit %s of pull request %d is not in %s after fetching: was the branch force-pushed? run again", sha, p.number, dir)
+		}
+	}
+	return dir, nil
+}
+
+// remoteURL is the git URL of the base repository: the local clone's origin when it has one,
+// else derived from the API URL (github.com, or a GitHub Enterprise host).
+func (p *pullRequest) remoteURL(dir string) (string, error) {
+	if out, err := exec.Command("git", "-C", dir, "remote", "get-url", "origin").Output(); err == nil {
+		return strings.TrimSpace(string(out)), nil
+	}
+	u, err := url.Parse(p.gh.BaseURL())
+	if err != nil {
+		return "", err
+	}
+	host := u.Host
+	if host == "api.github.com" {
+		host = "github.com"
+	}
+	return fmt.Sprintf("%s://%s/%s/%s.git", u.Scheme, host, p.owner, p.repo), nil
+}
+
+func hasCommit(ctx context.Context, dir, sha string) bool {
+	return sha != "" && gitCmd(ctx, dir, nil, "cat-file", "-e", sha+"^{commit}") == nil
+}
+
+func gitCmd(ctx context.Context, dir string, pre []string, args ...string) error {
+	cmd := exec.CommandContext(ctx, "git", append(pre, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// summaryMarker marks the one issue comment council keeps up to date on a pull request.
+const summaryMarker = "<!-- council:v1 summary -->"
+
+// post publishes the review on the pull request: one review per reviewer (or one
+// consolidated), then the summary comment, then the check run. It returns how many reviews it
+// posted.
+func (p *pullRequest) post(ctx context.Context, f *Factory, o *ReviewOptions, rep report.Report, files []diff.File, council string) (int, error) {
+	plan := ghreview.Build(rep, ghreview.Options{
+		Council: council, Layout: ghreview.Layout(o.Layout), HeadSHA: rep.Change.HeadSHA,
+		RepoURL: repoURL(p.pr.HTMLURL), Diff: files, Posted: p.posted,
+	})
+	// If the pull request moved on while council was reviewing, say so, and post against the
+	// commit that was reviewed: its line numbers are the ones the comments use.
+	note := ""
+	if now, err := p.gh.PullRequest(ctx, p.owner, p.repo, p.number); err == nil && now.HeadSHA != rep.Change.HeadSHA {
+		note = fmt.Sprintf("> [!NOTE]\n> Reviewed at %s; the pull request's head moved to %s while council was reviewing. Comments refer to the reviewed commit.\n\n",
+			short(rep.Change.HeadSHA), short(now.HeadSHA))
+	}
+	posted := 0
+	for _, rv := range plan.Reviews {
+		rv.Body = note + rv.Body
+		if err := p.postReview(ctx, f, rv); err != nil {
+			return posted, err
+		}
+		posted++
+	}
+	if err := p.markAddressed(ctx, rep); err != nil {
+		return posted, err
+	}
+	if err := p.upsertSummary(ctx, rep, council, posted); err != nil {
+		return posted, err
+	}
+	return posted, nil
+}
+
+// addressedNote starts council's reply to one of its own comments whose code a push changed.
+const addressedNote = "<!-- council:v1 addressed -->"
+
+// markAddressed answers council's earlier inline comments whose file the push changed and
+// whose finding this review did not raise again: the code they were about moved on. A thread
+// already answered so is left alone. (Resolving the thread needs GitHub's GraphQL API, which
+// council does not use yet.)
+func (p *pullRequest) markAddressed(ctx context.Context, rep report.Report) error {
+	if !p.incremental {
+		return nil // only then are the reviewed files exactly those the push changed
+	}
+	raised := map[string]bool{}
+	for _, f := range rep.Findings {
+		raised[f.ID] = true
+	}
+	reviewed := map[string]bool{}
+	for _, path := range rep.Coverage.Reviewed {
+		reviewed[path] = true
+	}
+	answered := map[int64]bool{}
+	for _, c := range p.comments {
+		if c.InReplyTo != 0 && strings.Contains(c.Body, addressedNote) {
+			answered[c.InReplyTo] = true
+		}
+	}
+	for _, c := range p.comments {
+		if c.InReplyTo != 0 || answered[c.ID] || !reviewed[c.Path] {
+			continue
+		}
+		for _, m := range ghreview.ParseMarkers(c.Body) {
+			if m.Review || m.ID == "" || raised[m.ID] {
+				continue
+			}
+			body := fmt.Sprintf("%s\nThe code this comment was about changed in %s, and council did not raise it again there: this looks addressed.", addressedNote, short(rep.Change.HeadSHA))
+			if _, err := p.gh.ReplyToReviewComment(ctx, p.owner, p.repo, p.number, c.ID, body); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// postReview posts one review. GitHub refusing a comment (422) never loses the review: the
+// comments its own file patches do not cover move to the body, and failing that all do.
+func (p *pullRequest) postReview(ctx context.Context, f *Factory, rv ghreview.Review) error {
+	_, err := p.gh.CreateReview(ctx, p.owner, p.repo, p.number, reviewRequest(rv))
+	if err == nil || !github.IsUnprocessable(err) || len(rv.Comments) == 0 {
+		return err
+	}
+	fmt.Fprintf(f.Err, "council: GitHub refused a comment of the %s review (%v); moving the comments it cannot place into the review body\n", orConsolidated(rv.Reviewer), err)
+	bad := map[int]string{}
+	if ghFiles, ferr := p.gh.PullRequestFiles(ctx, p.owner, p.repo, p.number); ferr == nil {
+		ix := diff.NewIndex(patchFiles(ghFiles))
+		for i, c := range rv.Comments {
+			start := c.StartLine
+			if start == 0 {
+				start = c.Line
+			}
+			if !ix.SameHunk(c.Path, finding.Side(c.Side), start, c.Line) {
+				bad[i] = "GitHub's diff of this file does not contain these lines"
+			}
+		}
+	}
+	if len(bad) > 0 {
+		if _, err = p.gh.CreateReview(ctx, p.owner, p.repo, p.number, reviewRequest(ghreview.Demote(rv, bad))); err == nil || !github.IsUnprocessable(err) {
+			return err
+		}
+	}
+	for i := range rv.Comments {
+		bad[i] = "GitHub refused the inline comments of this review"
+	}
+	_, err = p.gh.CreateReview(ctx, p.owner, p.repo, p.number, reviewRequest(ghreview.Demote(rv, bad)))
+	return err
+}
+
+func orConsolidated(reviewer string) string {
+	if reviewer == "" {
+		return "consolidated"
+	}
+	return reviewer
+}
+
+func reviewRequest(rv ghreview.Review) github.ReviewRequest {
+	req := github.ReviewRequest{CommitID: rv.CommitID, Body: rv.Body, Event: rv.Event}
+	for _, c := range rv.Comments {
+		req.Comments = append(req.Comments, github.ReviewComment{
+			Path: c.Path, Body: c.Body, Line: c.Line, StartLine: c.StartLine, Side: c.Side, StartSide: c.StartSide,
+		})
+	}
+	return req
+}
+
+// patchFiles turns the files endpoint's patches into diff files for the hunk index.
+func patchFiles(files []github.PRFile) []diff.File {
+	var out []diff.File
+	for _, f := range files {
+		if f.Patch == "" {
+			continue
+		}
+		old := f.PreviousFilename
+		if old == "" {
+			old = f.Filename
+		}
+		patch := fmt.Sprintf("diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n%s\n", old, f.Filename, old, f.Filename, strings.TrimRight(f.Patch, "\n"))
+		if parsed, err := diff.Parse([]byte(patch)); err == nil {
+			out = append(out, parsed...)
+		}
+	}
+	return out
+}
+
+// publish posts the reviews and the check run as the flags ask. On a pull request from a fork
+// the workflow's token cannot write: that ends with a message, not a failure.
+func (p *pullRequest) publish(ctx context.Context, f *Factory, o *ReviewOptions, rep report.Report, files []diff.File, council string) error {
+	if o.Post {
+		n, err := p.post(ctx, f, o, rep, files, council)
+		if err != nil {
+			if p.pr.IsFork && github.IsAuth(err) {
+				fmt.Fprintf(f.Err, "council: cannot post on %s: the token of a workflow on a fork's pull request is read-only; the review is in this job's output\n", o.PR)
+				return nil
+			}
+			return fmt.Errorf("post the review on %s: %w", o.PR, err)
+		}
+		fmt.Fprintf(f.Err, "council: posted %d review(s) on %s (%d GitHub requests)\n", n, o.PR, p.gh.Requests())
+	}
+	if o.CheckRun {
+		if err := p.checkRun(ctx, o, rep); err != nil {
+			return fmt.Errorf("create the check run on %s: %w", o.PR, err)
+		}
+	}
+	return nil
+}
+
+// upsertSummary keeps one summary comment on the pull request, edited in place on every run.
+func (p *pullRequest) upsertSummary(ctx context.Context, rep report.Report, council string, posted int) error {
+	t := rep.Totals()
+	body := fmt.Sprintf("%s\n### 🤖 %s\n\nReviewed `%s` with %d reviewers: %d finding(s) (%d inline, %d other notes, %d filtered); %d new review(s) posted this run.\n\n%s\n",
+		summaryMarker, council, short(rep.Change.HeadSHA), len(rep.Reviewers), t.Shown(), t.Reported, t.OtherNote, t.Filtered, posted,
+		markdown.Ledger(rep.Usage))
+	for _, d := range rep.Degraded {
+		body += "\n> [!WARNING]\n> " + d + "\n"
+	}
+	for _, c := range p.issue {
+		if strings.Contains(c.Body, summaryMarker) {
+			_, err := p.gh.EditIssueComment(ctx, p.owner, p.repo, c.ID, body)
+			return err
+		}
+	}
+	_, err := p.gh.CreateIssueComment(ctx, p.owner, p.repo, p.number, body)
+	return err
+}
+
+// checkRun reports the review as a check run, its conclusion following --fail-on.
+func (p *pullRequest) checkRun(ctx context.Context, o *ReviewOptions, rep report.Report) error {
+	conclusion := "success"
+	if outcome(rep, o) != nil {
+		conclusion = "failure"
+	}
+	run := github.CheckRun{
+		Name: "council", HeadSHA: rep.Change.HeadSHA, Status: "completed", Conclusion: conclusion,
+		Title: fmt.Sprintf("%d finding(s)", rep.Totals().Shown()), Summary: markdown.Ledger(rep.Usage),
+	}
+	for _, fd := range rep.Findings {
+		if fd.Status == finding.Filtered || fd.Line == 0 || fd.Side == finding.Left {
+			continue
+		}
+		level := github.LevelNotice
+		switch fd.Severity {
+		case finding.Critical, finding.High:
+			level = github.LevelFailure
+		case finding.Medium:
+			level = github.LevelWarning
+		}
+		start := fd.StartLine
+		if start == 0 {
+			start = fd.Line
+		}
+		run.Annotations = append(run.Annotations, github.Annotation{
+			Path: fd.Path, StartLine: start, EndLine: fd.Line, Level: level, Title: fd.Title, Message: fd.Body,
+		})
+	}
+	_, err := p.gh.CreateCheckRun(ctx, p.owner, p.repo, run)
+	return err
+}
+
+func repoURL(prURL string) string {
+	if i := strings.LastIndex(prURL, "/pull/"); i > 0 {
+		return prURL[:i]
+	}
+	return ""
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
