@@ -33,7 +33,7 @@ func demoRepo(t *testing.T) string {
 	return dir
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -182,7 +182,7 @@ type run struct {
 	out, err string
 }
 
-func council(t *testing.T, env map[string]string, args ...string) run {
+func council(t testing.TB, env map[string]string, args ...string) run {
 	t.Helper()
 	var out, errb bytes.Buffer
 	f := &Factory{Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }, NewClient: newSDKClient}
