@@ -66,9 +66,9 @@ type Options struct {
 	// after a push reviews what the push changed); the other files are skipped, saying why.
 	Since string
 
-	NoTools         bool // reviewers see only the prompt, no repository tools
-	NoValidate      bool // findings are not checked by the validator
-	RulesOnly       bool // only the deterministic rules run: no model at all
+	NoTools    bool // reviewers see only the prompt, no repository tools
+	NoValidate bool // findings are not checked by the validator
+	RulesOnly  bool // only the deterministic rules run: no model at all
 
 	Version string
 	Now     func() time.Time // time.Now when nil
