@@ -282,22 +282,15 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		return nil
 	}
 
-	if o.RulesOnly {
+	var client provider.Client
+	switch {
+	case o.RulesOnly:
 		if len(cfg.Rules) == 0 {
 			return usagef("--rules-only: the config has no rules: add rules: to .council.yaml (see docs/config.md)")
 		}
-		rep := sess.Run(ctx, nil, prices)
-		if err := writeOutputs(f, o, rep, cfg.CouncilName); err != nil {
-			return err
-		}
-		fmt.Fprintf(f.Err, "council: rules only: %s from %s, no model called\n", plural(len(rep.Findings), "finding"), plural(len(cfg.Rules), "rule"))
-		return outcome(rep, o)
-	}
-
-	var client provider.Client
-	if o.ReplayDir != "" {
+	case o.ReplayDir != "":
 		client = provider.Replay(cfg.Provider, o.ReplayDir)
-	} else {
+	default:
 		c, err := f.NewClient(cfg.Provider, s)
 		if err != nil {
 			return usagef("set up %s provider: %v", cfg.Provider, err)
@@ -316,8 +309,10 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		}
 	}
 
-	fmt.Fprintf(f.Err, "council: reviewing %s..%s (%s changed) with %s on %s\n", sess.Change.Base, sess.Change.Head,
-		plural(len(sess.Change.Files), "file"), plural(len(sess.Reviewers), "reviewer"), cfg.Model)
+	if !o.RulesOnly {
+		fmt.Fprintf(f.Err, "council: reviewing %s..%s (%s changed) with %s on %s\n", revName(sess.Change.Base), revName(sess.Change.Head),
+			plural(len(sess.Change.Files), "file"), plural(len(sess.Reviewers), "reviewer"), cfg.Model)
+	}
 	rep := sess.Run(ctx, client, prices)
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -325,7 +320,11 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 	if err := writeOutputs(f, o, rep, cfg.CouncilName); err != nil {
 		return err
 	}
-	fmt.Fprintf(f.Err, "council: %s\n", markdown.Ledger(rep.Usage))
+	if o.RulesOnly {
+		fmt.Fprintf(f.Err, "council: rules only: %s from %s, no model called\n", plural(len(rep.Findings), "finding"), plural(len(cfg.Rules), "rule"))
+	} else {
+		fmt.Fprintf(f.Err, "council: %s\n", markdown.Ledger(rep.Usage))
+	}
 	if pr != nil {
 		if err := pr.publish(ctx, f, o, rep, sess.Change.Files, cfg.CouncilName); err != nil {
 			return err
@@ -424,6 +423,14 @@ func anyCredentials(getenv func(string) string) bool {
 		}
 	}
 	return false
+}
+
+// revName shortens a full commit SHA for messages and leaves names as given.
+func revName(rev string) string {
+	if len(rev) == 40 && strings.Trim(rev, "0123456789abcdef") == "" {
+		return rev[:12]
+	}
+	return rev
 }
 
 func hasPrice(p provider.Prices, model string) bool {
