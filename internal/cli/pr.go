@@ -29,6 +29,9 @@ type pullRequest struct {
 	gh          *github.Client
 	// lastHead is the head council reviewed last time, from its own review markers; "" for none.
 	lastHead string
+	// trusted says whether a comment's author is council itself: only its markers count, or
+	// anyone (the pull request's author first) could silence a review by writing one.
+	trusted func(login string) bool
 	// incremental: this run reviews only what changed since lastHead.
 	incremental bool
 	posted      map[string]bool
@@ -87,6 +90,15 @@ func openPR(ctx context.Context, f *Factory, o *ReviewOptions) (*pullRequest, er
 	if p.pr, err = gh.PullRequest(ctx, owner, repo, n); err != nil {
 		return nil, err
 	}
+	// A user token knows its login; an installation token cannot ask, and posts as a "[bot]"
+	// login, which no pull request author can have.
+	me, _ := gh.Login(ctx)
+	p.trusted = func(login string) bool {
+		if me != "" {
+			return login == me
+		}
+		return strings.HasSuffix(login, "[bot]") && login != p.pr.Author
+	}
 	if p.comments, err = gh.ReviewComments(ctx, owner, repo, n); err != nil {
 		return nil, err
 	}
@@ -99,9 +111,23 @@ func openPR(ctx context.Context, f *Factory, o *ReviewOptions) (*pullRequest, er
 	}
 	var markers []ghreview.MarkerInfo
 	for _, c := range p.comments {
-		markers = append(markers, ghreview.ParseMarkers(c.Body)...)
+		if p.trusted(c.User) {
+			markers = append(markers, ghreview.ParseMarkers(c.Body)...)
+		}
+	}
+	for _, c := range p.issue {
+		if p.trusted(c.User) {
+			for _, m := range ghreview.ParseMarkers(c.Body) {
+				if m.Review && m.Head != "" {
+					p.lastHead = m.Head // the summary records every head council reviewed
+				}
+			}
+		}
 	}
 	for _, r := range reviews {
+		if !p.trusted(r.User) {
+			continue
+		}
 		ms := ghreview.ParseMarkers(r.Body)
 		markers = append(markers, ms...)
 		for _, m := range ms {
@@ -135,7 +161,7 @@ func (p *pullRequest) checkout(ctx context.Context, f *Factory, dir string) (str
 	if hasCommit(ctx, dir, p.pr.BaseSHA) && hasCommit(ctx, dir, p.pr.HeadSHA) {
 		return dir, nil
 	}
-	remote, err := p.remoteURL(dir)
+	remote, err := p.remoteURL()
 	if err != nil {
 		return "", err
 	}
@@ -160,12 +186,10 @@ func (p *pullRequest) checkout(ctx context.Context, f *Factory, dir string) (str
 	return dir, nil
 }
 
-// remoteURL is the git URL of the base repository: the local clone's origin when it has one,
-// else derived from the API URL (github.com, or a GitHub Enterprise host).
-func (p *pullRequest) remoteURL(dir string) (string, error) {
-	if out, err := exec.Command("git", "-C", dir, "remote", "get-url", "origin").Output(); err == nil {
-		return strings.TrimSpace(string(out)), nil
-	}
+// remoteURL is the git URL of the base repository on the GitHub the API belongs to
+// (github.com, or a GitHub Enterprise host): the only host the token is ever sent to, whatever
+// the local clone's remotes are.
+func (p *pullRequest) remoteURL() (string, error) {
 	u, err := url.Parse(p.gh.BaseURL())
 	if err != nil {
 		return "", err
@@ -237,6 +261,9 @@ func (p *pullRequest) markAddressed(ctx context.Context, rep report.Report) erro
 	if !p.incremental {
 		return nil // only then are the reviewed files exactly those the push changed
 	}
+	if len(rep.Failed()) > 0 {
+		return nil // a reviewer that failed raised nothing: that says nothing about a fix
+	}
 	raised := map[string]bool{}
 	for _, f := range rep.Findings {
 		raised[f.ID] = true
@@ -247,19 +274,19 @@ func (p *pullRequest) markAddressed(ctx context.Context, rep report.Report) erro
 	}
 	answered := map[int64]bool{}
 	for _, c := range p.comments {
-		if c.InReplyTo != 0 && strings.Contains(c.Body, addressedNote) {
+		if c.InReplyTo != 0 && p.trusted(c.User) && strings.Contains(c.Body, addressedNote) {
 			answered[c.InReplyTo] = true
 		}
 	}
 	for _, c := range p.comments {
-		if c.InReplyTo != 0 || answered[c.ID] || !reviewed[c.Path] {
+		if c.InReplyTo != 0 || answered[c.ID] || !reviewed[c.Path] || !p.trusted(c.User) {
 			continue
 		}
 		for _, m := range ghreview.ParseMarkers(c.Body) {
 			if m.Review || m.ID == "" || raised[m.ID] {
 				continue
 			}
-			body := fmt.Sprintf("%s\nThe code this comment was about changed in %s, and council did not raise it again there: this looks addressed.", addressedNote, short(rep.Change.HeadSHA))
+			body := fmt.Sprintf("%s\nThis file changed in %s, and council, reviewing it again, did not raise this finding: it looks addressed.", addressedNote, short(rep.Change.HeadSHA))
 			if _, err := p.gh.ReplyToReviewComment(ctx, p.owner, p.repo, p.number, c.ID, body); err != nil {
 				return err
 			}
@@ -348,13 +375,13 @@ func (p *pullRequest) publish(ctx context.Context, f *Factory, o *ReviewOptions,
 				fmt.Fprintf(f.Err, "council: cannot post on %s: the token of a workflow on a fork's pull request is read-only; the review is in this job's output\n", o.PR)
 				return nil
 			}
-			return fmt.Errorf("post the review on %s: %w", o.PR, err)
+			return &exitError{code: ExitPublish, msg: fmt.Sprintf("post the review on %s: %v (the review is in this run's output)", o.PR, err)}
 		}
 		fmt.Fprintf(f.Err, "council: posted %d review(s) on %s (%d GitHub requests)\n", n, o.PR, p.gh.Requests())
 	}
 	if o.CheckRun {
 		if err := p.checkRun(ctx, o, rep); err != nil {
-			return fmt.Errorf("create the check run on %s: %w", o.PR, err)
+			return &exitError{code: ExitPublish, msg: fmt.Sprintf("create the check run on %s: %v", o.PR, err)}
 		}
 	}
 	return nil
@@ -363,14 +390,14 @@ func (p *pullRequest) publish(ctx context.Context, f *Factory, o *ReviewOptions,
 // upsertSummary keeps one summary comment on the pull request, edited in place on every run.
 func (p *pullRequest) upsertSummary(ctx context.Context, rep report.Report, council string, posted int) error {
 	t := rep.Totals()
-	body := fmt.Sprintf("%s\n### 🤖 %s\n\nReviewed `%s` with %d reviewers: %d finding(s) (%d inline, %d other notes, %d filtered); %d new review(s) posted this run.\n\n%s\n",
-		summaryMarker, council, short(rep.Change.HeadSHA), len(rep.Reviewers), t.Shown(), t.Reported, t.OtherNote, t.Filtered, posted,
+	body := fmt.Sprintf("%s\n%s\n### 🤖 %s\n\nReviewed `%s` with %d reviewers: %d finding(s) (%d inline, %d other notes, %d filtered); %d new review(s) posted this run.\n\n%s\n",
+		summaryMarker, ghreview.ReviewMarker("summary", rep.Change.HeadSHA), council, short(rep.Change.HeadSHA), len(rep.Reviewers), t.Shown(), t.Reported, t.OtherNote, t.Filtered, posted,
 		markdown.Ledger(rep.Usage))
 	for _, d := range rep.Degraded {
 		body += "\n> [!WARNING]\n> " + d + "\n"
 	}
 	for _, c := range p.issue {
-		if strings.Contains(c.Body, summaryMarker) {
+		if p.trusted(c.User) && strings.Contains(c.Body, summaryMarker) {
 			_, err := p.gh.EditIssueComment(ctx, p.owner, p.repo, c.ID, body)
 			return err
 		}

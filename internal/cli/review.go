@@ -215,7 +215,9 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		if pr, err = openPR(ctx, f, o); err != nil {
 			return err
 		}
-		if o.Post && !o.Full && pr.lastHead == pr.pr.HeadSHA {
+		// Nothing new to say on a head already reviewed, unless the run is a gate (--fail-on,
+		// --check-run), whose answer must come from a review.
+		if o.Post && !o.Full && o.FailOn == "" && !o.CheckRun && pr.lastHead == pr.pr.HeadSHA {
 			fmt.Fprintf(f.Err, "council: %s was already reviewed at %s; nothing to do (--full reviews it again)\n", o.PR, short(pr.pr.HeadSHA))
 			return nil
 		}
@@ -227,7 +229,7 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 			return err
 		}
 		eo.Base, eo.Head, eo.Title, eo.Body = pr.pr.BaseSHA, pr.pr.HeadSHA, pr.pr.Title, pr.pr.Body
-		if !o.Full && pr.lastHead != "" && hasCommit(ctx, eo.Repo, pr.lastHead) {
+		if o.Post && !o.Full && pr.lastHead != "" && pr.lastHead != pr.pr.HeadSHA && hasCommit(ctx, eo.Repo, pr.lastHead) {
 			eo.Since = pr.lastHead
 			pr.incremental = true
 		}

@@ -26,6 +26,7 @@ const (
 	ExitFindings    = 1   // a finding at or above --fail-on
 	ExitUsage       = 2   // bad flags, config, reviewer document, repository or credentials
 	ExitIncomplete  = 3   // a reviewer failed (and --allow-partial did not apply)
+	ExitPublish     = 4   // the review ran but could not be posted to GitHub
 	ExitInterrupted = 130 // Ctrl-C
 )
 

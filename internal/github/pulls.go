@@ -168,3 +168,13 @@ func (c *Client) rawContent(ctx context.Context, owner, repo, ref, path string) 
 	}
 	return buf.Bytes(), nil
 }
+
+// Login is the login the credentials act as. Installation tokens (a GitHub App's, a workflow's
+// GITHUB_TOKEN) cannot read it: GitHub answers 403, returned as an error.
+func (c *Client) Login(ctx context.Context) (string, error) {
+	u, _, err := c.gh.Users.Get(ctx, "")
+	if err != nil {
+		return "", fmt.Errorf("get the authenticated user: %w", c.convert(err))
+	}
+	return u.GetLogin(), nil
+}

@@ -112,6 +112,14 @@ func WithToken(tok string, scopes ...string) Option {
 	}
 }
 
+// WithUser is WithToken for a token that acts as login: another person on the pull request.
+func WithUser(tok, login string, scopes ...string) Option {
+	return func(s *Server) {
+		WithToken(tok, scopes...)(s)
+		s.tokens[tok].login = login
+	}
+}
+
 // WithApp registers a GitHub App: POST /app/installations/{installationID}/access_tokens
 // accepts a JWT signed (RS256) with the private half of key and issued by appID, and mints
 // installation tokens with every write permission that expire an hour later.
@@ -161,6 +169,7 @@ func (s *Server) routes() {
 	m := http.NewServeMux()
 	p := func(method, path string, h http.HandlerFunc) { m.HandleFunc(method+" "+BasePath+path, h) }
 	p("POST", "/app/installations/{id}/access_tokens", s.accessToken)
+	p("GET", "/user", s.user)
 	p("GET", "/repos/{owner}/{repo}/pulls/{n}", s.getPull)
 	p("GET", "/repos/{owner}/{repo}/pulls/{n}/files", s.listFiles)
 	p("GET", "/repos/{owner}/{repo}/pulls/{n}/reviews", s.listReviews)
@@ -259,6 +268,16 @@ func allowed(w http.ResponseWriter, r *http.Request, perms ...string) bool {
 	writeError(w, http.StatusForbidden, "Resource not accessible by integration", nil,
 		"https://docs.github.com/rest")
 	return false
+}
+
+// user is GET /user. As on GitHub, an installation token (a "[bot]" login) may not read it.
+func (s *Server) user(w http.ResponseWriter, r *http.Request) {
+	l := login(r)
+	if strings.HasSuffix(l, "[bot]") {
+		writeError(w, http.StatusForbidden, "Resource not accessible by integration", nil, "https://docs.github.com/rest/users/users#get-the-authenticated-user")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"login": l, "type": "User"})
 }
 
 func login(r *http.Request) string {
