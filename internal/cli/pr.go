@@ -115,15 +115,6 @@ func openPR(ctx context.Context, f *Factory, o *ReviewOptions) (*pullRequest, er
 			markers = append(markers, ghreview.ParseMarkers(c.Body)...)
 		}
 	}
-	for _, c := range p.issue {
-		if p.trusted(c.User) {
-			for _, m := range ghreview.ParseMarkers(c.Body) {
-				if m.Review && m.Head != "" {
-					p.lastHead = m.Head // the summary records every head council reviewed
-				}
-			}
-		}
-	}
 	for _, r := range reviews {
 		if !p.trusted(r.User) {
 			continue
@@ -133,6 +124,15 @@ func openPR(ctx context.Context, f *Factory, o *ReviewOptions) (*pullRequest, er
 		for _, m := range ms {
 			if m.Review && m.Head != "" {
 				p.lastHead = m.Head // reviews come oldest first
+			}
+		}
+	}
+	for _, c := range p.issue {
+		if p.trusted(c.User) {
+			for _, m := range ghreview.ParseMarkers(c.Body) {
+				if m.Review && m.Head != "" {
+					p.lastHead = m.Head // the summary, updated on every posting run, has the latest
+				}
 			}
 		}
 	}
@@ -370,6 +370,9 @@ func patchFiles(files []github.PRFile) []diff.File {
 func (p *pullRequest) publish(ctx context.Context, f *Factory, o *ReviewOptions, rep report.Report, files []diff.File, council string) error {
 	if o.Post {
 		n, err := p.post(ctx, f, o, rep, files, council)
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if err != nil {
 			if p.pr.IsFork && github.IsAuth(err) {
 				fmt.Fprintf(f.Err, "council: cannot post on %s: the token of a workflow on a fork's pull request is read-only; the review is in this job's output\n", o.PR)

@@ -215,12 +215,6 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		if pr, err = openPR(ctx, f, o); err != nil {
 			return err
 		}
-		// Nothing new to say on a head already reviewed, unless the run is a gate (--fail-on,
-		// --check-run), whose answer must come from a review.
-		if o.Post && !o.Full && o.FailOn == "" && !o.CheckRun && pr.lastHead == pr.pr.HeadSHA {
-			fmt.Fprintf(f.Err, "council: %s was already reviewed at %s; nothing to do (--full reviews it again)\n", o.PR, short(pr.pr.HeadSHA))
-			return nil
-		}
 		dir := ""
 		if o.repoSet {
 			dir = o.Repo
@@ -248,6 +242,12 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 	}
 	if !o.failOnSet && cfg.Output.FailOn != "" {
 		o.FailOn = string(cfg.Output.FailOn)
+	}
+	// Nothing new to say on a head already reviewed, unless the run is a gate (--fail-on,
+	// --check-run), whose answer must come from a review.
+	if pr != nil && o.Post && !o.Full && o.FailOn == "" && !o.CheckRun && pr.lastHead == pr.pr.HeadSHA {
+		fmt.Fprintf(f.Err, "council: %s was already reviewed at %s; nothing to do (--full reviews it again)\n", o.PR, short(pr.pr.HeadSHA))
+		return nil
 	}
 	prices := provider.DefaultPrices().Merge(configPrices(cfg.Prices))
 	// Only local reads so far: stop here, before any model work, when no provider can be reached.
