@@ -152,6 +152,10 @@ func demoReply(req anthropictest.Request) anthropictest.Reply {
 	if hasTool(req, "submit_verdict") {
 		return anthropictest.ToolReply("submit_verdict", demoVerdict(text))
 	}
+	if hasTool(req, "submit_fix_check") { // an earlier comment, against the file now
+		fixed := strings.Contains(text, "filepath.Base(")
+		return anthropictest.ToolReply("submit_fix_check", map[string]any{"fixed": fixed, "reason": "The export name now goes through filepath.Base."})
+	}
 	r := reviewerOf(text)
 	if r == "" { // cache warm-up
 		return anthropictest.ToolReply("submit_review", map[string]any{"findings": []any{}})

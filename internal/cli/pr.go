@@ -18,6 +18,7 @@ import (
 	ghreview "github.com/council-dev/council/internal/publish/github"
 	"github.com/council-dev/council/internal/publish/markdown"
 	"github.com/council-dev/council/internal/report"
+	"github.com/council-dev/council/internal/validate"
 )
 
 // pullRequest is a --pr run: where the pull request is, what it says, and the client to post
@@ -34,9 +35,11 @@ type pullRequest struct {
 	trusted func(login string) bool
 	// incremental: this run reviews only what changed since lastHead.
 	incremental bool
-	posted      map[string]bool
-	comments    []github.ReviewComment
-	issue       []github.IssueComment
+	// fixed asks a model whether an earlier comment's problem is gone from the file at head.
+	fixed    func(ctx context.Context, comment, path string) (validate.Fix, error)
+	posted   map[string]bool
+	comments []github.ReviewComment
+	issue    []github.IssueComment
 }
 
 // githubCredentials reads GITHUB_TOKEN / GH_TOKEN, or a GitHub App's id, installation and key.
@@ -286,7 +289,15 @@ func (p *pullRequest) markAddressed(ctx context.Context, rep report.Report) erro
 			if m.Review || m.ID == "" || raised[m.ID] {
 				continue
 			}
-			body := fmt.Sprintf("%s\nThis file changed in %s, and council, reviewing it again, did not raise this finding: it looks addressed.", addressedNote, short(rep.Change.HeadSHA))
+			// Not raised again is a hint, not proof: a model reads the file as it is now.
+			fix, err := p.fixed(ctx, c.Body, c.Path)
+			if err != nil {
+				break // no answer, no claim either way
+			}
+			body := fmt.Sprintf("%s\n✅ Addressed in %s: %s", addressedNote, short(rep.Change.HeadSHA), fix.Reason)
+			if !fix.Fixed {
+				body = fmt.Sprintf("%s\nPartially addressed: %s", addressedNote, fix.Reason)
+			}
 			if _, err := p.gh.ReplyToReviewComment(ctx, p.owner, p.repo, p.number, c.ID, body); err != nil {
 				return err
 			}

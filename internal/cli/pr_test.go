@@ -229,7 +229,7 @@ func TestReviewPullRequestAfterAPush(t *testing.T) {
 			t.Fatal("the incremental review showed store.go, which the push did not change")
 		}
 	}
-	// The earlier traversal comment got a reply saying it looks addressed.
+	// The earlier traversal comment got a reply: a model checked the file now and found it fixed.
 	comments, err := s.client(t).ReviewComments(context.Background(), "acme", "inventory", 7)
 	if err != nil {
 		t.Fatal(err)
@@ -238,6 +238,9 @@ func TestReviewPullRequestAfterAPush(t *testing.T) {
 	for _, c := range comments {
 		if c.InReplyTo != 0 && strings.Contains(c.Body, addressedNote) {
 			replies++
+			if !strings.Contains(c.Body, "✅ Addressed in") || !strings.Contains(c.Body, "filepath.Base") {
+				t.Errorf("reply: %q", c.Body)
+			}
 		}
 	}
 	if replies != 1 {

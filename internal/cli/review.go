@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"github.com/council-dev/council/internal/publish/rdjson"
 	"github.com/council-dev/council/internal/publish/sarif"
 	"github.com/council-dev/council/internal/report"
+	"github.com/council-dev/council/internal/validate"
 )
 
 // ReviewOptions are the flags of `council review`.
@@ -328,6 +330,17 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		fmt.Fprintf(f.Err, "council: %s\n", markdown.Ledger(rep.Usage))
 	}
 	if pr != nil {
+		pr.fixed = func(ctx context.Context, comment, path string) (validate.Fix, error) {
+			if client == nil {
+				return validate.Fix{}, errors.New("no model in this run")
+			}
+			code, err := sess.HeadText(ctx, path, 2000)
+			if err != nil {
+				return validate.Fix{}, err
+			}
+			fix, _, err := validate.CheckFixed(ctx, client, comment, path, code, cfg.Model)
+			return fix, err
+		}
 		if err := pr.publish(ctx, f, o, rep, sess.Change.Files, cfg.CouncilName); err != nil {
 			return err
 		}

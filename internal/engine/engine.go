@@ -435,6 +435,27 @@ func scope(is []instructions.Instruction, files []string) []instructions.Instruc
 	return out
 }
 
+// HeadText is a file at head with numbered lines ("  12 | code"), at most maxLines of them,
+// for a model that must judge the code as it is now.
+func (s *Session) HeadText(ctx context.Context, path string, maxLines int) (string, error) {
+	data, err := s.git.ReadFile(ctx, s.Change.HeadSHA, path)
+	if err != nil {
+		return "", err
+	}
+	if isBinary(data) {
+		return "", fmt.Errorf("%s is a binary file", path)
+	}
+	var b strings.Builder
+	for i, l := range diff.SplitLines(data) {
+		if i == maxLines {
+			fmt.Fprintf(&b, "[%s continues: only the first %d lines are shown]\n", path, maxLines)
+			break
+		}
+		fmt.Fprintf(&b, "%5d | %s\n", i+1, l)
+	}
+	return b.String(), nil
+}
+
 // headLines returns a file's lines at head, read once; nil when unreadable (deleted, binary,
 // too large), in which case the renderer shows only the hunks.
 func (s *Session) headLines(ctx context.Context, p string) []string {
