@@ -152,6 +152,16 @@ func demoReply(req anthropictest.Request) anthropictest.Reply {
 	if hasTool(req, "submit_verdict") {
 		return anthropictest.ToolReply("submit_verdict", demoVerdict(text))
 	}
+	if hasTool(req, "submit_overview") {
+		return anthropictest.ToolReply("submit_overview", map[string]any{
+			"summary": "Adds stock reservations and a report export endpoint.",
+			"changes": []any{"Store.Reserve takes items out of stock", "/reserve and /export endpoints"},
+			"files": []any{
+				map[string]any{"path": "store.go", "description": "Adds ErrOutOfStock and Store.Reserve."},
+				map[string]any{"path": "handler.go", "description": "Routes /reserve and /export."},
+			},
+		})
+	}
 	if hasTool(req, "submit_fix_check") { // an earlier comment, against the file now
 		fixed := strings.Contains(text, "filepath.Base(")
 		return anthropictest.ToolReply("submit_fix_check", map[string]any{"fixed": fixed, "reason": "The export name now goes through filepath.Base."})

@@ -35,6 +35,7 @@ type pullRequest struct {
 	trusted func(login string) bool
 	// incremental: this run reviews only what changed since lastHead.
 	incremental bool
+	overview    string // the overview review's body, posted before the reviewers'; "" for none
 	// fixed asks a model whether an earlier comment's problem is gone from the file at head.
 	fixed    func(ctx context.Context, comment, path string) (validate.Fix, error)
 	posted   map[string]bool
@@ -237,6 +238,13 @@ func (p *pullRequest) post(ctx context.Context, f *Factory, o *ReviewOptions, re
 			short(rep.Change.HeadSHA), short(now.HeadSHA))
 	}
 	posted := 0
+	if p.overview != "" {
+		req := github.ReviewRequest{CommitID: rep.Change.HeadSHA, Body: note + p.overview, Event: github.EventComment}
+		if _, err := p.gh.CreateReview(ctx, p.owner, p.repo, p.number, req); err != nil {
+			return posted, err
+		}
+		posted++
+	}
 	for _, rv := range plan.Reviews {
 		rv.Body = note + rv.Body
 		if err := p.postReview(ctx, f, rv); err != nil {

@@ -163,6 +163,28 @@ func TestReviewPullRequestPostsOncePerReviewer(t *testing.T) {
 	}
 }
 
+func TestReviewPullRequestOverview(t *testing.T) {
+	t.Parallel()
+	s := setupPR(t)
+	r := council(t, s.env, "review", "--pr", "acme/inventory#7", "--post", "--overview", "--repo", s.repo)
+	if r.code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.err)
+	}
+	reviews, err := s.client(t).Reviews(context.Background(), "acme", "inventory", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reviews) != 4 {
+		t.Fatalf("%d reviews, want the overview and three reviewers", len(reviews))
+	}
+	first := reviews[0].Body
+	for _, want := range []string{"## Pull request overview", "| `store.go` | Adds ErrOutOfStock and Store.Reserve. |", "not reviewed: lock file", "reviewed 2 of 3 changed files"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("overview lacks %q:\n%s", want, first)
+		}
+	}
+}
+
 // A pull request's author cannot silence council by writing its markers.
 func TestReviewPullRequestIgnoresMarkersFromOthers(t *testing.T) {
 	t.Parallel()

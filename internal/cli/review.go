@@ -17,12 +17,14 @@ import (
 	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/engine"
 	"github.com/council-dev/council/internal/finding"
+	"github.com/council-dev/council/internal/overview"
 	"github.com/council-dev/council/internal/provider"
 	ghreview "github.com/council-dev/council/internal/publish/github"
 	"github.com/council-dev/council/internal/publish/markdown"
 	"github.com/council-dev/council/internal/publish/rdjson"
 	"github.com/council-dev/council/internal/publish/sarif"
 	"github.com/council-dev/council/internal/report"
+	"github.com/council-dev/council/internal/review"
 	"github.com/council-dev/council/internal/validate"
 )
 
@@ -49,6 +51,7 @@ type ReviewOptions struct {
 	Layout           string
 	CheckRun         bool
 	Full             bool
+	Overview         bool
 
 	repoSet   bool // --repo was given
 	formatSet bool // --format was given (else the config's output.format applies)
@@ -132,6 +135,7 @@ Configuration and reviewer documents are read from the base revision, never from
 	fl.BoolVar(&opts.Post, "post", false, "post the reviews on the pull request (with --pr)")
 	fl.StringVar(&opts.Layout, "layout", "per-reviewer", "GitHub review layout with --post: per-reviewer|consolidated")
 	fl.BoolVar(&opts.CheckRun, "check-run", false, "report the review as a check run whose conclusion follows --fail-on (with --pr)")
+	fl.BoolVar(&opts.Overview, "overview", false, "post a 'Pull request overview' review first: what the PR changes, file by file (with --post)")
 	fl.BoolVar(&opts.Full, "full", false, "review the whole pull request again, not only what changed since council's last review")
 	return cmd
 }
@@ -178,6 +182,9 @@ func (o *ReviewOptions) validate() error {
 	}
 	if o.PR == "" && (o.Post || o.CheckRun || o.Full) {
 		return usagef("--post, --check-run and --full need --pr")
+	}
+	if o.Overview && !o.Post {
+		return usagef("--overview is a review posted on the pull request: add --pr and --post")
 	}
 	if _, err := ghreview.ParseLayout(o.Layout); err != nil {
 		return usagef("--layout: %v", err)
@@ -341,6 +348,9 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 			fix, _, err := validate.CheckFixed(ctx, client, comment, path, code, cfg.Model)
 			return fix, err
 		}
+		if o.Overview && client != nil && !pr.posted[ghreview.ReviewKey(overview.Reviewer, rep.Change.HeadSHA)] {
+			pr.overview = writeOverview(ctx, f, client, sess.Input(), rep, cfg.Model)
+		}
 		if err := pr.publish(ctx, f, o, rep, sess.Change.Files, cfg.CouncilName); err != nil {
 			return err
 		}
@@ -438,6 +448,23 @@ func anyCredentials(getenv func(string) string) bool {
 		}
 	}
 	return false
+}
+
+// writeOverview asks the model for the pull request overview and renders it; a failure is
+// said and costs only the overview.
+func writeOverview(ctx context.Context, f *Factory, c provider.Client, in review.Input, rep report.Report, model string) string {
+	resp, err := c.Complete(ctx, overview.Request(in, model, 2048))
+	if err == nil {
+		var o overview.Overview
+		if o, err = overview.Parse(resp, rep.Coverage.Reviewed); err == nil {
+			for _, p := range o.Problems {
+				fmt.Fprintf(f.Err, "council: overview: %s\n", p)
+			}
+			return overview.Render(o, rep)
+		}
+	}
+	fmt.Fprintf(f.Err, "council: no pull request overview: %v\n", err)
+	return ""
 }
 
 // revName shortens a full commit SHA for messages and leaves names as given.

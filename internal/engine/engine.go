@@ -81,6 +81,7 @@ type Session struct {
 	Reviewers    []review.Reviewer
 	Instructions []instructions.Instruction // from the base revision
 
+	input   review.Input    // what the reviewers were shown, once planned
 	context report.Context  // what the context engine added, for the report
 	since   map[string]bool // files changed since Options.Since; nil reviews every file
 	git     *source.Git
@@ -391,6 +392,7 @@ func (s *Session) Plan(ctx context.Context) (plan.Plan, review.Input) {
 		ru.Context = s.codeContext(ctx, u.Files)
 		in.Units = append(in.Units, ru)
 	}
+	s.input = in
 	return p, in
 }
 
@@ -434,6 +436,9 @@ func scope(is []instructions.Instruction, files []string) []instructions.Instruc
 	}
 	return out
 }
+
+// Input is what the reviewers were shown (empty before Run or DryRun).
+func (s *Session) Input() review.Input { return s.input }
 
 // HeadText is a file at head with numbered lines ("  12 | code"), at most maxLines of them,
 // for a model that must judge the code as it is now.

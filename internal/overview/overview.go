@@ -125,7 +125,7 @@ func Request(in review.Input, model string, maxTokens int) provider.Request {
 		}},
 		ToolName: Tool,
 		Messages: []provider.Message{{Role: provider.User, Content: []provider.Block{
-			{Type: provider.Text, Text: review.Prefix(in, 0), Cache: true},
+			{Type: provider.Text, Text: review.Prefix(in, 0)}, // not cached: its tools and system differ from the reviewers', so nothing would read it
 			{Type: provider.Text, Text: b.String()},
 		}}},
 		MaxTokens: maxTokens,

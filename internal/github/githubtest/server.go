@@ -184,6 +184,7 @@ func (s *Server) routes() {
 	p("POST", "/repos/{owner}/{repo}/check-runs", s.createCheckRun)
 	p("PATCH", "/repos/{owner}/{repo}/check-runs/{id}", s.updateCheckRun)
 	p("GET", "/repos/{owner}/{repo}/check-runs/{id}", s.getCheckRun)
+	m.HandleFunc("POST "+GraphQLPath, s.graphql)
 	m.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { notFound(w) })
 	s.mux = m
 }
@@ -202,13 +203,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.counts[r.Method+" "+rel]++
 	s.log = append(s.log, Request{Method: r.Method, Path: rel, Query: r.URL.RawQuery, Body: body})
 	var fail *injected
-	if len(s.fails) > 0 && strings.HasPrefix(r.URL.Path, BasePath+"/") {
+	if len(s.fails) > 0 && apiPath(r.URL.Path) {
 		fail = &s.fails[0]
 		s.fails = s.fails[1:]
 	}
 	s.mu.Unlock()
 
-	if !strings.HasPrefix(r.URL.Path, BasePath+"/") {
+	if !apiPath(r.URL.Path) {
 		notFound(w)
 		return
 	}
