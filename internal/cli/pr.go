@@ -265,9 +265,9 @@ func (p *pullRequest) post(ctx context.Context, f *Factory, o *ReviewOptions, re
 const addressedNote = "<!-- council:v1 addressed -->"
 
 // markAddressed answers council's earlier inline comments whose file the push changed and
-// whose finding this review did not raise again: the code they were about moved on. A thread
-// already answered so is left alone. (Resolving the thread needs GitHub's GraphQL API, which
-// council does not use yet.)
+// whose finding this review did not raise again: a model reads the file as it is now, and the
+// thread is resolved when the problem is gone, or answered "partially addressed" when not. A
+// thread already answered so is left alone.
 func (p *pullRequest) markAddressed(ctx context.Context, rep report.Report) error {
 	if !p.incremental {
 		return nil // only then are the reviewed files exactly those the push changed
@@ -283,6 +283,7 @@ func (p *pullRequest) markAddressed(ctx context.Context, rep report.Report) erro
 	for _, path := range rep.Coverage.Reviewed {
 		reviewed[path] = true
 	}
+	var threads map[int64]string // first comment id -> thread id, read once when needed
 	answered := map[int64]bool{}
 	for _, c := range p.comments {
 		if c.InReplyTo != 0 && p.trusted(c.User) && strings.Contains(c.Body, addressedNote) {
@@ -308,6 +309,25 @@ func (p *pullRequest) markAddressed(ctx context.Context, rep report.Report) erro
 			}
 			if _, err := p.gh.ReplyToReviewComment(ctx, p.owner, p.repo, p.number, c.ID, body); err != nil {
 				return err
+			}
+			if fix.Fixed {
+				if threads == nil {
+					ts, err := p.gh.ReviewThreads(ctx, p.owner, p.repo, p.number)
+					if err != nil {
+						return err
+					}
+					threads = map[int64]string{}
+					for _, t := range ts {
+						if !t.Resolved {
+							threads[t.FirstCommentID] = t.ID
+						}
+					}
+				}
+				if id, ok := threads[c.ID]; ok {
+					if err := p.gh.ResolveThread(ctx, id); err != nil {
+						return err
+					}
+				}
 			}
 			break
 		}

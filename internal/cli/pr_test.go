@@ -263,6 +263,9 @@ func TestReviewPullRequestAfterAPush(t *testing.T) {
 			if !strings.Contains(c.Body, "✅ Addressed in") || !strings.Contains(c.Body, "filepath.Base") {
 				t.Errorf("reply: %q", c.Body)
 			}
+			if !s.gh.ThreadResolved(c.InReplyTo) {
+				t.Errorf("the thread of comment %d was not resolved", c.InReplyTo)
+			}
 		}
 	}
 	if replies != 1 {

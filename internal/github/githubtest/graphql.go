@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/council-dev/council/internal/finding"
 )
@@ -30,19 +29,12 @@ const GraphQLPath = "/api/graphql"
 // BasePath, or GraphQLPath.
 func apiPath(p string) bool { return strings.HasPrefix(p, BasePath+"/") || p == GraphQLPath }
 
-// resolvedThreads holds, for each Server, the first comment ids of its resolved threads.
-// The inner maps are guarded by their Server's mu.
-var resolvedThreads sync.Map // *Server -> map[int64]bool
-
-// resolved returns s's resolved threads, creating the set on first use. Call with s.mu held.
+// resolved returns s's resolved threads (by first comment id). Call with s.mu held.
 func (s *Server) resolved() map[int64]bool {
-	if m, ok := resolvedThreads.Load(s); ok {
-		return m.(map[int64]bool)
+	if s.resolvedThreads == nil {
+		s.resolvedThreads = map[int64]bool{}
 	}
-	m := map[int64]bool{}
-	resolvedThreads.Store(s, m)
-	s.t.Cleanup(func() { resolvedThreads.Delete(s) })
-	return m
+	return s.resolvedThreads
 }
 
 // ThreadResolved reports whether the review thread that starts with commentID was resolved.

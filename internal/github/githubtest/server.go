@@ -56,20 +56,21 @@ type Server struct {
 	t   testing.TB
 	mux *http.ServeMux
 
-	mu           sync.Mutex
-	now          func() time.Time
-	maxPerPage   int
-	maxDiffFiles int
-	maxDiffLines int
-	tokens       map[string]*token
-	app          *app
-	repos        map[string]*repoState
-	fails        []injected
-	total        int
-	counts       map[string]int
-	log          []Request
-	nextID       int64
-	minted       int
+	mu              sync.Mutex
+	now             func() time.Time
+	maxPerPage      int
+	maxDiffFiles    int
+	maxDiffLines    int
+	tokens          map[string]*token
+	app             *app
+	repos           map[string]*repoState
+	fails           []injected
+	total           int
+	counts          map[string]int
+	log             []Request
+	nextID          int64
+	minted          int
+	resolvedThreads map[int64]bool // first comment ids of resolved review threads
 }
 
 type token struct {
