@@ -89,6 +89,10 @@ Configuration and reviewer documents are read from the base revision, never from
   # OpenAI (or Ollama, vLLM, llama.cpp through OPENAI_BASE_URL), two lenses
   council review --provider openai --model gpt-4.1 --lenses correctness,security
 
+  # a GitHub pull request: print locally, or post the reviews on it
+  council review --pr owner/repo#123
+  council review --pr https://github.com/owner/repo/pull/123 --post --format sarif --out council.sarif
+
   # see what would be sent and what it would cost, without calling a model
   council review --dry-run
 
