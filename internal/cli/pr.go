@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	ghreview "github.com/council-dev/council/internal/publish/github"
 	"github.com/council-dev/council/internal/publish/markdown"
 	"github.com/council-dev/council/internal/report"
+	"github.com/council-dev/council/internal/source"
 	"github.com/council-dev/council/internal/validate"
 )
 
@@ -80,15 +80,15 @@ func githubOptions(getenv func(string) string) (github.Options, error) {
 func openPR(ctx context.Context, f *Factory, o *ReviewOptions) (*pullRequest, error) {
 	owner, repo, n, err := github.ParsePRRef(o.PR)
 	if err != nil {
-		return nil, usagef("--pr: %v", err)
+		return nil, fmt.Errorf("--pr: %w", err)
 	}
 	opts, err := githubOptions(f.Getenv)
 	if err != nil {
-		return nil, usagef("%v", err)
+		return nil, err
 	}
 	gh, err := github.New(opts)
 	if err != nil {
-		return nil, usagef("GitHub: %v", err)
+		return nil, fmt.Errorf("GitHub: %w", err)
 	}
 	p := &pullRequest{owner: owner, repo: repo, number: n, gh: gh}
 	if p.pr, err = gh.PullRequest(ctx, owner, repo, n); err != nil {
@@ -153,41 +153,36 @@ func (p *pullRequest) checkout(ctx context.Context, f *Factory, dir string) (str
 			return "", fmt.Errorf("find a cache directory for the clone (or pass --repo): %w", err)
 		}
 		dir = filepath.Join(cache, "council", "repos", p.owner, p.repo)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", fmt.Errorf("create %s: %w", dir, err)
-		}
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
-			if err := gitCmd(ctx, dir, nil, "init", "-q"); err != nil {
-				return "", err
-			}
-		}
 	}
-	if hasCommit(ctx, dir, p.pr.BaseSHA) && hasCommit(ctx, dir, p.pr.HeadSHA) {
-		return dir, nil
+	g, err := source.InitGit(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	defer g.Close()
+	if g.Has(ctx, p.pr.BaseSHA) && g.Has(ctx, p.pr.HeadSHA) {
+		return g.Dir(), nil
 	}
 	remote, err := p.remoteURL()
 	if err != nil {
 		return "", err
 	}
-	// The token goes in a header for this command only: never in the URL, the config or a log.
-	var header []string
+	// The token goes in a header for this fetch only: never in the URL, the config or a log.
+	header := ""
 	if opts, err := githubOptions(f.Getenv); err == nil && opts.Token != "" {
-		auth := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + opts.Token))
-		header = []string{"-c", "http.extraHeader=Authorization: Basic " + auth}
+		header = "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+opts.Token))
 	}
-	refs := []string{
+	if err := g.Fetch(ctx, remote, header,
 		fmt.Sprintf("+refs/pull/%d/head:refs/council/pr/%d/head", p.number, p.number),
 		fmt.Sprintf("+refs/heads/%s:refs/council/pr/%d/base", p.pr.BaseRef, p.number),
-	}
-	if err := gitCmd(ctx, dir, header, append([]string{"fetch", "-q", "--no-tags", remote}, refs...)...); err != nil {
+	); err != nil {
 		return "", fmt.Errorf("fetch pull request %d into %s: %w", p.number, dir, err)
 	}
 	for _, sha := range []string{p.pr.BaseSHA, p.pr.HeadSHA} {
-		if !hasCommit(ctx, dir, sha) {
+		if !g.Has(ctx, sha) {
 			return "", fmt.Errorf("commit %s of pull request %d is not in %s after fetching: was the branch force-pushed? run again", sha, p.number, dir)
 		}
 	}
-	return dir, nil
+	return g.Dir(), nil
 }
 
 // remoteURL is the git URL of the base repository on the GitHub the API belongs to
@@ -203,20 +198,6 @@ func (p *pullRequest) remoteURL() (string, error) {
 		host = "github.com"
 	}
 	return fmt.Sprintf("%s://%s/%s/%s.git", u.Scheme, host, p.owner, p.repo), nil
-}
-
-func hasCommit(ctx context.Context, dir, sha string) bool {
-	return sha != "" && gitCmd(ctx, dir, nil, "cat-file", "-e", sha+"^{commit}") == nil
-}
-
-func gitCmd(ctx context.Context, dir string, pre []string, args ...string) error {
-	cmd := exec.CommandContext(ctx, "git", append(pre, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(string(out)))
-	}
-	return nil
 }
 
 // summaryMarker marks the one issue comment council keeps up to date on a pull request.
@@ -493,4 +474,14 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// hasCommit says whether the repository at dir holds sha.
+func hasCommit(ctx context.Context, dir, sha string) bool {
+	g, err := source.OpenGit(ctx, dir)
+	if err != nil {
+		return false
+	}
+	defer g.Close()
+	return g.Has(ctx, sha)
 }

@@ -154,50 +154,50 @@ func severityList() string {
 
 func (o *ReviewOptions) validate() error {
 	if o.Provider != "" && !slices.Contains(providers, o.Provider) {
-		return usagef("--provider %q: must be one of %s", o.Provider, strings.Join(providers, ", "))
+		return fmt.Errorf("--provider %q: must be one of %s", o.Provider, strings.Join(providers, ", "))
 	}
 	for _, fm := range o.Formats {
 		if _, ok := formatFiles[fm]; !ok {
-			return usagef("--format %q: must be one of markdown, json, sarif, rdjson", fm)
+			return fmt.Errorf("--format %q: must be one of markdown, json, sarif, rdjson", fm)
 		}
 	}
 	if o.FailOn != "" {
 		if _, err := finding.ParseSeverity(o.FailOn); err != nil {
-			return usagef("--fail-on: %v", err)
+			return fmt.Errorf("--fail-on: %w", err)
 		}
 	}
 	if o.Concurrency < 0 || o.Concurrency > 64 {
-		return usagef("--concurrency %d: must be between 1 and 64", o.Concurrency)
+		return fmt.Errorf("--concurrency %d: must be between 1 and 64", o.Concurrency)
 	}
 	if o.Out != "" && o.OutDir != "" {
-		return usagef("--out and --out-dir cannot be used together")
+		return fmt.Errorf("--out and --out-dir cannot be used together")
 	}
 	if len(o.Formats) > 1 && o.OutDir == "" {
-		return usagef("--format %s writes several files: add --out-dir DIR", strings.Join(o.Formats, ","))
+		return fmt.Errorf("--format %s writes several files: add --out-dir DIR", strings.Join(o.Formats, ","))
 	}
 	if o.RecordDir != "" && o.ReplayDir != "" {
-		return usagef("--record and --replay cannot be used together")
+		return fmt.Errorf("--record and --replay cannot be used together")
 	}
 	if o.DryRun && o.ReplayDir != "" {
-		return usagef("--dry-run and --replay cannot be used together")
+		return fmt.Errorf("--dry-run and --replay cannot be used together")
 	}
 	if o.MaxUSD < 0 {
-		return usagef("--max-usd must be >= 0")
+		return fmt.Errorf("--max-usd must be >= 0")
 	}
 	if o.PR == "" && (o.Post || o.CheckRun || o.Full) {
-		return usagef("--post, --check-run and --full need --pr")
+		return fmt.Errorf("--post, --check-run and --full need --pr")
 	}
 	if o.Overview && !o.Post {
-		return usagef("--overview is a review posted on the pull request: add --pr and --post")
+		return fmt.Errorf("--overview is a review posted on the pull request: add --pr and --post")
 	}
 	if _, err := ghreview.ParseLayout(o.Layout); err != nil {
-		return usagef("--layout: %v", err)
+		return fmt.Errorf("--layout: %w", err)
 	}
 	if o.PR != "" && (o.Base != "" || o.Head != "HEAD") {
-		return usagef("--pr takes its base and head from the pull request: drop --base and --head")
+		return fmt.Errorf("--pr takes its base and head from the pull request: drop --base and --head")
 	}
 	if o.RulesOnly && (o.DryRun || o.ReplayDir != "" || o.RecordDir != "") {
-		return usagef("--rules-only calls no model: it cannot be used with --dry-run, --record or --replay")
+		return fmt.Errorf("--rules-only calls no model: it cannot be used with --dry-run, --record or --replay")
 	}
 	return nil
 }
@@ -250,7 +250,7 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 	if !o.formatSet && len(cfg.Output.Format) > 0 {
 		o.Formats = cfg.Output.Format
 		if len(o.Formats) > 1 && o.OutDir == "" {
-			return usagef(".council.yaml output.format lists %s: add --out-dir DIR, or choose one with --format", strings.Join(o.Formats, ","))
+			return fmt.Errorf(".council.yaml output.format lists %s: add --out-dir DIR, or choose one with --format", strings.Join(o.Formats, ","))
 		}
 	}
 	if !o.failOnSet && cfg.Output.FailOn != "" {
@@ -269,12 +269,12 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		s.BaseURL = cfg.BaseURL
 	}
 	if !offline && s.APIKey == "" && s.BaseURL == "" {
-		return usagef("%s", credentialsHelp)
+		return fmt.Errorf("%s", credentialsHelp)
 	}
 	if cfg.Budget.MaxUSD > 0 {
 		for _, m := range sess.Models() {
 			if !hasPrice(prices, m) {
-				return usagef("budget.max_usd cannot limit model %q: it has no price; add it under prices: in .council.yaml (USD per million tokens)", m)
+				return fmt.Errorf("budget.max_usd cannot limit model %q: it has no price; add it under prices: in .council.yaml (USD per million tokens)", m)
 			}
 		}
 	}
@@ -301,14 +301,14 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 	switch {
 	case o.RulesOnly:
 		if len(cfg.Rules) == 0 {
-			return usagef("--rules-only: the config has no rules: add rules: to .council.yaml (see docs/config.md)")
+			return fmt.Errorf("--rules-only: the config has no rules: add rules: to .council.yaml (see docs/config.md)")
 		}
 	case o.ReplayDir != "":
 		client = provider.Replay(cfg.Provider, o.ReplayDir)
 	default:
 		c, err := f.NewClient(cfg.Provider, s)
 		if err != nil {
-			return usagef("set up %s provider: %v", cfg.Provider, err)
+			return fmt.Errorf("set up %s provider: %w", cfg.Provider, err)
 		}
 		var mu sync.Mutex
 		client = provider.WithRetry(c, provider.RetryOptions{

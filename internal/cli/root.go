@@ -94,8 +94,6 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 
-func usagef(format string, a ...any) error { return fmt.Errorf(format, a...) }
-
 // ExitCode maps an error to the process's exit code. It is the only place that does. Errors
 // that reach it without an exit code of their own happened before any reviewer ran (flags,
 // credentials, config, reviewer documents, repository, revisions): they are the user's to fix.

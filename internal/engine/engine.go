@@ -509,14 +509,14 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 	rep.Instructions = instructionUses(s.Instructions)
 	rep.Context = s.context
 	var raw []finding.Finding
-	var total provider.Usage
+	var total, warmup provider.Usage
+	given := givenFiles(p.Units)
 
 	if !s.opts.RulesOnly {
 		guard := ledger.NewGuard(client, ledger.Budget{MaxUSD: s.Config.Budget.MaxUSD, MaxTokens: s.Config.Budget.MaxTokens}, prices)
 		stop := s.stages.Start("review")
 		results, warm := review.Run(ctx, guard, in, s.Reviewers, s.reviewOptions(prices))
 		stop()
-		given := givenFiles(p.Units)
 		for _, r := range results {
 			raw = append(raw, r.Findings...)
 			examined, calls := audit(r.Boxes)
@@ -531,8 +531,8 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 			}))
 			total = total.Add(r.Usage)
 		}
-		total = total.Add(warm.Usage)
-		rep.Usage.CacheWarmup = warm.Usage
+		warmup = warm.Usage
+		total = total.Add(warmup)
 		for _, e := range warm.Errors {
 			rep.Degraded = append(rep.Degraded, "prompt cache warm-up failed, so reviewers may have paid for the whole prompt: "+e)
 		}
@@ -552,7 +552,7 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 	if len(s.Config.Rules) > 0 {
 		found := rules.Check(s.Config.Rules, s.Change.Files)
 		raw = append(raw, found...)
-		rep.Reviewers = append(rep.Reviewers, rulesReviewer(s.Config.Rules, len(found), givenFiles(p.Units)))
+		rep.Reviewers = append(rep.Reviewers, rulesReviewer(s.Config.Rules, len(found), given))
 	}
 
 	stop := s.stages.Start("anchor")
@@ -566,7 +566,6 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 	})
 	stop()
 
-	warmup := rep.Usage.CacheWarmup
 	rep.Usage = s.usage(total)
 	rep.Usage.CacheWarmup = warmup
 	return rep

@@ -191,3 +191,44 @@ func TestReadFileThroughTheBatchProcess(t *testing.T) {
 		}
 	}
 }
+
+func TestInitGitAndFetch(t *testing.T) {
+	t.Parallel()
+	upstream := setup(t)
+	upstream.write("a.txt", "a\n")
+	upstream.git("add", "-A")
+	upstream.git("commit", "-qm", "a")
+	upstream.git("update-ref", "refs/pull/7/head", "HEAD")
+	sha := upstream.git("rev-parse", "HEAD")
+
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "cache", "acme", "svc")
+	g, err := InitGit(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if g.Has(ctx, sha) {
+		t.Fatal("a new cache already has the commit")
+	}
+	secret := "Authorization: Basic c2VjcmV0LXRva2Vu"
+	if err := g.Fetch(ctx, upstream.dir, secret, "+refs/pull/7/head:refs/council/pr/7/head"); err != nil {
+		t.Fatal(err)
+	}
+	if !g.Has(ctx, sha) {
+		t.Error("the fetched commit is missing")
+	}
+	// Opening it again finds the same repository; the header never reached its config.
+	again, err := InitGit(ctx, dir)
+	if err != nil || !again.Has(ctx, sha) {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer again.Close()
+	if cfg, _ := os.ReadFile(filepath.Join(dir, ".git", "config")); strings.Contains(string(cfg), "c2VjcmV0") {
+		t.Error("the header was written to the repository's config")
+	}
+	err = g.Fetch(ctx, filepath.Join(t.TempDir(), "missing"), secret, "+refs/heads/main:refs/x")
+	if err == nil || strings.Contains(err.Error(), "c2VjcmV0") {
+		t.Errorf("a failed fetch: %v (it must fail, and never show the header)", err)
+	}
+}

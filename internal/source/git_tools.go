@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -269,4 +270,46 @@ func (g *Git) ChangedFiles(ctx context.Context, from, to string) (map[string]boo
 		files[fields[i+1]] = true
 	}
 	return files, nil
+}
+
+// InitGit opens the repository at dir, making it a new empty one first when it is not a
+// repository yet (a cache that commits are fetched into).
+func InitGit(ctx context.Context, dir string) (*Git, error) {
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", dir, err)
+		}
+		g := &Git{dir: dir}
+		if _, err := g.run(ctx, "init", "-q"); err != nil {
+			return nil, fmt.Errorf("init %s: %w", dir, err)
+		}
+	}
+	return OpenGit(ctx, dir)
+}
+
+// Has reports whether the repository holds the commit.
+func (g *Git) Has(ctx context.Context, sha string) bool {
+	if sha == "" || strings.HasPrefix(sha, "-") {
+		return false
+	}
+	_, err := g.run(ctx, "cat-file", "-e", sha+"^{commit}")
+	return err == nil
+}
+
+// Fetch fetches refspecs from remote. header, when not empty, is an HTTP header sent with this
+// fetch only (a credential): it is never written to the config, and never appears in errors.
+func (g *Git) Fetch(ctx context.Context, remote, header string, refspecs ...string) error {
+	var args []string
+	if header != "" {
+		args = append(args, "-c", "http.extraHeader="+header)
+	}
+	args = append(args, "fetch", "-q", "--no-tags", remote)
+	cmd := g.command(ctx, append(args, refspecs...)...)
+	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("git fetch %s: %w: %s", remote, err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
 }
