@@ -83,6 +83,7 @@ Every finding is anchored to the exact diff lines it is about and deduplicated a
 		Version:       Version,
 	}
 	root.AddCommand(NewCmdReview(f, nil))
+	root.AddCommand(NewCmdBench(f))
 	return root
 }
 

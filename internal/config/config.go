@@ -37,7 +37,25 @@ type Config struct {
 	Rules        []Rule                      `yaml:"rules"`         // deterministic checks, run without a model
 	Tools        Tools                       `yaml:"tools"`         // read-only repository tools reviewers may call
 	Validate     Validate                    `yaml:"validate"`      // the second look at each finding before it is shown
+	Bench        Bench                       `yaml:"bench"`         // defaults of council bench
 }
+
+// Bench holds the benchmark's defaults: how findings are matched to human comments, and which
+// reviewers are not human.
+type Bench struct {
+	// SimilarityThreshold is tier L2's smallest text similarity (0..1) between a human comment
+	// and a finding; council bench calibrate measures the best one on hand labels.
+	SimilarityThreshold float64  `yaml:"similarity_threshold"`
+	LineWindow          int      `yaml:"line_window"`  // tier L1's largest line distance
+	AIReviewers         []string `yaml:"ai_reviewers"` // logins that are bots without saying so (no [bot] suffix)
+}
+
+// DefaultSimilarityThreshold is tier L2's threshold when the config sets none.
+const DefaultSimilarityThreshold = 0.2
+
+// DefaultAIReviewers are AI reviewers whose logins do not end in [bot]; import leaves them out
+// of the ground truth like any bot.
+var DefaultAIReviewers = []string{"Copilot", "copilot-pull-request-reviewer", "coderabbitai", "gemini-code-assist", "sourcery-ai", "cursor", "greptile-apps", "graphite-app", "ellipsis-dev", "qodo-merge-pro", "korbit-ai"}
 
 // Instruction is maintainers' guidance for the reviewers, given to them for the changed files
 // that match one of Paths.
@@ -179,6 +197,7 @@ func Default() Config {
 		ContextLines: 10,
 		Tools:        Tools{Enabled: true, MaxCalls: 20, MaxBytes: 20000, MaxTotalBytes: 200000, MaxTurns: 8, MaxTokens: 400000},
 		Validate:     Validate{Enabled: true},
+		Bench:        Bench{SimilarityThreshold: DefaultSimilarityThreshold, LineWindow: 3, AIReviewers: DefaultAIReviewers},
 	}
 }
 
@@ -350,6 +369,7 @@ func (c Config) validate(doc *Document) error {
 		}
 	}
 	c.validateRules(bad)
+	c.validateBench(bad)
 	for _, t := range []struct {
 		key string
 		v   int
@@ -383,6 +403,20 @@ func (c Config) validate(doc *Document) error {
 
 // ruleNameRE is what a rule name looks like; it appears in findings ("rule bpf-design-doc").
 var ruleNameRE = regexp.MustCompile(`^[a-z0-9-]+$`)
+
+func (c Config) validateBench(bad func(msg string, key ...any)) {
+	if t := c.Bench.SimilarityThreshold; t < 0 || t > 1 {
+		bad(fmt.Sprintf("must be between 0 and 1 (got %g)", t), "bench", "similarity_threshold")
+	}
+	if w := c.Bench.LineWindow; w < 0 || w > 1000 {
+		bad(fmt.Sprintf("must be between 0 and 1000 (got %d)", w), "bench", "line_window")
+	}
+	for i, l := range c.Bench.AIReviewers {
+		if strings.TrimSpace(l) == "" {
+			bad("must not be blank", "bench", "ai_reviewers", i)
+		}
+	}
+}
 
 func (c Config) validateRules(bad func(msg string, key ...any)) {
 	names := map[string]int{}

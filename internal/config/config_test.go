@@ -68,6 +68,10 @@ tools:
   max_tokens: 50000
 validate:
   enabled: false
+bench:
+  similarity_threshold: 0.35
+  line_window: 5
+  ai_reviewers: [review-helper]
 `
 
 func TestParseFull(t *testing.T) {
@@ -118,6 +122,7 @@ func TestParseFull(t *testing.T) {
 		},
 		Tools:    Tools{Enabled: false, MaxCalls: 5, MaxBytes: 1000, MaxTotalBytes: 4000, MaxTurns: 3, MaxTokens: 50000},
 		Validate: Validate{Enabled: false},
+		Bench:    Bench{SimilarityThreshold: 0.35, LineWindow: 5, AIReviewers: []string{"review-helper"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Parse() mismatch (-want +got):\n%s", diff)
@@ -258,7 +263,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			in:   "council_name: x\nlense: [security]\n",
-			want: ".council.yaml:2:1: lense: unknown key (allowed: council_name, provider, model, base_url, lenses, personas, reviewers, concurrency, budget, prices, paths, comments, output, context_lines, instructions, rules, tools, validate)",
+			want: ".council.yaml:2:1: lense: unknown key (allowed: council_name, provider, model, base_url, lenses, personas, reviewers, concurrency, budget, prices, paths, comments, output, context_lines, instructions, rules, tools, validate, bench)",
 			key:  "lense",
 		},
 		{
@@ -386,6 +391,18 @@ func TestParseErrors(t *testing.T) {
 			in:   "comments:\n  min_confidence: 2\n",
 			want: ".council.yaml:2:19: comments.min_confidence: must be between 0 and 1 (got 2)",
 			key:  "comments.min_confidence",
+		},
+		{
+			name: "bench threshold",
+			in:   "bench:\n  similarity_threshold: 1.5\n",
+			want: ".council.yaml:2:25: bench.similarity_threshold: must be between 0 and 1 (got 1.5)",
+			key:  "bench.similarity_threshold",
+		},
+		{
+			name: "bench window",
+			in:   "bench:\n  line_window: -2\n",
+			want: ".council.yaml:2:16: bench.line_window: must be between 0 and 1000 (got -2)",
+			key:  "bench.line_window",
 		},
 		{
 			name: "context lines",
