@@ -298,30 +298,12 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 	}
 
 	var client provider.Client
-	switch {
-	case o.RulesOnly:
+	if o.RulesOnly {
 		if len(cfg.Rules) == 0 {
 			return fmt.Errorf("--rules-only: the config has no rules: add rules: to .council.yaml (see docs/config.md)")
 		}
-	case o.ReplayDir != "":
-		client = provider.Replay(cfg.Provider, o.ReplayDir)
-	default:
-		c, err := f.NewClient(cfg.Provider, s)
-		if err != nil {
-			return fmt.Errorf("set up %s provider: %w", cfg.Provider, err)
-		}
-		var mu sync.Mutex
-		client = provider.WithRetry(c, provider.RetryOptions{
-			OnRetry: func(attempt int, wait time.Duration, err error) {
-				mu.Lock()
-				defer mu.Unlock()
-				fmt.Fprintf(f.Err, "council: %v; retrying in %s (attempt %d of %d)\n",
-					err, wait.Round(time.Millisecond), attempt+1, provider.DefaultMaxAttempts)
-			},
-		})
-		if o.RecordDir != "" {
-			client = provider.Record(client, cfg.Provider, o.RecordDir)
-		}
+	} else if client, err = modelClient(f, cfg.Provider, s, o.ReplayDir, o.RecordDir); err != nil {
+		return err
 	}
 
 	if !o.RulesOnly {
@@ -360,6 +342,31 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		}
 	}
 	return outcome(rep, o)
+}
+
+// modelClient makes the client a review sends its requests to: the recordings in replayDir,
+// else the provider's SDK client with retries, recording into recordDir when set.
+func modelClient(f *Factory, name string, s ProviderSettings, replayDir, recordDir string) (provider.Client, error) {
+	if replayDir != "" {
+		return provider.Replay(name, replayDir), nil
+	}
+	c, err := f.NewClient(name, s)
+	if err != nil {
+		return nil, fmt.Errorf("set up %s provider: %w", name, err)
+	}
+	var mu sync.Mutex
+	var client provider.Client = provider.WithRetry(c, provider.RetryOptions{
+		OnRetry: func(attempt int, wait time.Duration, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(f.Err, "council: %v; retrying in %s (attempt %d of %d)\n",
+				err, wait.Round(time.Millisecond), attempt+1, provider.DefaultMaxAttempts)
+		},
+	})
+	if recordDir != "" {
+		client = provider.Record(client, name, recordDir)
+	}
+	return client, nil
 }
 
 // outcome turns a finished review into the command's result: failed reviewers first, then

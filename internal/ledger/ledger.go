@@ -94,6 +94,13 @@ func (g *Guard) Refused() int {
 	return g.refused
 }
 
+// Spent is what the requests answered so far cost, plus the worst case of those in flight.
+func (g *Guard) Spent() float64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.usd
+}
+
 // NewGuard returns a guard over next.
 func NewGuard(next Completer, b Budget, prices provider.Prices) *Guard {
 	return &Guard{next: next, budget: b, prices: prices}
@@ -101,6 +108,23 @@ func NewGuard(next Completer, b Budget, prices provider.Prices) *Guard {
 
 // Complete sends req unless it would exceed the budget.
 func (g *Guard) Complete(ctx context.Context, req provider.Request) (provider.Response, error) {
+	return g.complete(ctx, g.next, req)
+}
+
+// Through returns a client that sends to next under this guard's budget: several clients (one
+// per benchmark sample, each recording or replaying on its own) share one budget.
+func (g *Guard) Through(next Completer) Completer { return &through{g: g, next: next} }
+
+type through struct {
+	g    *Guard
+	next Completer
+}
+
+func (t *through) Complete(ctx context.Context, req provider.Request) (provider.Response, error) {
+	return t.g.complete(ctx, t.next, req)
+}
+
+func (g *Guard) complete(ctx context.Context, next Completer, req provider.Request) (provider.Response, error) {
 	// The most this request can cost: its prompt at the full input price, and a full answer.
 	price, _ := g.prices.Lookup(req.Model)
 	in, out := int64(provider.EstimateTokens(req)), int64(req.MaxTokens)
@@ -124,7 +148,7 @@ func (g *Guard) Complete(ctx context.Context, req provider.Request) (provider.Re
 	g.tokens += est
 	g.mu.Unlock()
 
-	resp, err := g.next.Complete(ctx, req)
+	resp, err := next.Complete(ctx, req)
 
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -146,3 +146,35 @@ func TestStages(t *testing.T) {
 		t.Errorf("plan %.1fs, wall %.1fs; want 3 and 3", stages["plan"], wall)
 	}
 }
+
+func TestGuardSpent(t *testing.T) {
+	t.Parallel()
+	prices := provider.Prices{"m": {Input: 1, Output: 10}}
+	g := NewGuard(&counter{usage: provider.Usage{InputTokens: 1e6, OutputTokens: 1e5}}, Budget{}, prices)
+	for range 3 {
+		if _, err := g.Complete(context.Background(), request(10, 10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Each answer costs $1 of input and $1 of output: the estimates made before sending are gone.
+	if got := g.Spent(); got != 6 {
+		t.Errorf("Spent() = %v, want 6", got)
+	}
+}
+
+func TestGuardThroughSharesTheBudget(t *testing.T) {
+	t.Parallel()
+	prices := provider.Prices{"m": {Input: 1, Output: 10}}
+	usage := provider.Usage{InputTokens: 1e6, OutputTokens: 1e5} // $2 an answer
+	g := NewGuard(nil, Budget{MaxUSD: 5}, prices)
+	a, b := &counter{usage: usage}, &counter{usage: usage}
+	for _, c := range []Completer{g.Through(a), g.Through(b), g.Through(a)} {
+		_, _ = c.Complete(context.Background(), request(1000, 1e5))
+	}
+	if a.calls+b.calls != 2 || b.calls != 1 {
+		t.Errorf("sent %d to a and %d to b, want 1 and 1: the third request would pass $5 in all", a.calls, b.calls)
+	}
+	if g.Refused() != 1 {
+		t.Errorf("Refused() = %d, want 1", g.Refused())
+	}
+}

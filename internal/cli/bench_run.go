@@ -1,0 +1,631 @@
+package cli
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/council-dev/council/internal/bench"
+	"github.com/council-dev/council/internal/engine"
+	"github.com/council-dev/council/internal/finding"
+	"github.com/council-dev/council/internal/ledger"
+	"github.com/council-dev/council/internal/provider"
+	"github.com/council-dev/council/internal/report"
+	"github.com/council-dev/council/internal/source"
+)
+
+// BenchRunOptions are the flags of `council bench run`.
+type BenchRunOptions struct {
+	Dataset          string
+	Out              string
+	Concurrency      int
+	MaxCost          float64
+	Provider, Model  string
+	Lenses, Personas []string
+	ConfigPath       string
+	RecordDir        string
+	ReplayDir        string
+	NoTools          bool
+	NoValidate       bool
+	Only             []string
+	CacheDir         string
+}
+
+// NewCmdBenchRun declares `council bench run`.
+func NewCmdBenchRun(f *Factory, runF func(context.Context, *BenchRunOptions) error) *cobra.Command {
+	opts := &BenchRunOptions{}
+	cmd := &cobra.Command{
+		Use:   "run DATASET --out DIR",
+		Short: "Review every sample of a dataset with the council, as council review would",
+		Long: `Review each sample of DATASET (a directory of <id>.json samples, made by council bench import)
+at the state its first human reviewer saw: the council runs on the sample's base..head exactly as
+council review would, with the configuration and reviewer documents of the sample's base revision.
+Each review is written to DIR/reviews/<id>.json and DIR/run.json records how every sample ended.
+
+The repository of a sample is its repo.path when set, else a cached clone of repo.url
+(--cache DIR) into which the base and head commits are fetched.
+
+A run is resumable: samples already done in DIR are skipped, so running the same command again
+after an interrupt, a failure or a budget stop finishes the rest. --max-cost is a hard limit
+over the whole run: no request is sent that could take it past the limit, and no sample is
+started whose estimate no longer fits.`,
+		Example: `  council bench run bench/mine --out runs/sonnet --concurrency 4 --max-cost 20
+  council bench run bench/mine --out runs/haiku --model claude-haiku-4-5 --record rec/haiku
+  council bench run bench/mine --out runs/replayed --replay rec/haiku`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Dataset = args[0]
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return benchRun(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Out, "out", "", "run `DIR`: run.json and reviews/<id>.json (required)")
+	fl.IntVar(&opts.Concurrency, "concurrency", 2, "samples reviewed at once (each also sends its reviewers' requests in parallel)")
+	fl.Float64Var(&opts.MaxCost, "max-cost", 0, "stop before the whole run would cost more than this many USD (0: no limit)")
+	fl.StringVar(&opts.Provider, "provider", "", "model provider: "+strings.Join(providers, "|"))
+	fl.StringVar(&opts.Model, "model", "", "model name (default: each sample's config, else the provider's default)")
+	fl.StringSliceVar(&opts.Lenses, "lenses", nil, "lenses to run, comma-separated")
+	fl.StringSliceVar(&opts.Personas, "personas", nil, "persona `FILE`s to add, comma-separated")
+	fl.StringVar(&opts.ConfigPath, "config", "", "config `FILE` to use instead of each sample's base revision .council.yaml")
+	fl.StringVar(&opts.RecordDir, "record", "", "save every model exchange under `DIR`/<id>/")
+	fl.StringVar(&opts.ReplayDir, "replay", "", "answer every model request from the recordings in `DIR`/<id>/, offline")
+	fl.BoolVar(&opts.NoTools, "no-tools", false, "reviewers get no repository tools")
+	fl.BoolVar(&opts.NoValidate, "no-validate", false, "do not check findings with a second model call")
+	fl.StringSliceVar(&opts.Only, "only", nil, "review only these sample `ID`s, comma-separated")
+	fl.StringVar(&opts.CacheDir, "cache", "", "`DIR` for the clones of samples without repo.path (default: the user cache directory)")
+	return cmd
+}
+
+func (o *BenchRunOptions) validate() error {
+	switch {
+	case o.Out == "":
+		return errors.New("--out DIR is required: the run's reviews and run.json go there")
+	case o.Concurrency < 1 || o.Concurrency > 64:
+		return fmt.Errorf("--concurrency %d: must be between 1 and 64", o.Concurrency)
+	case o.MaxCost < 0:
+		return errors.New("--max-cost must be >= 0")
+	case o.Provider != "" && !slices.Contains(providers, o.Provider):
+		return fmt.Errorf("--provider %q: must be one of %s", o.Provider, strings.Join(providers, ", "))
+	case o.RecordDir != "" && o.ReplayDir != "":
+		return errors.New("--record and --replay cannot be used together")
+	}
+	return nil
+}
+
+// benchRunner reviews the samples of one run; its methods are safe for concurrent use.
+type benchRunner struct {
+	f        *Factory
+	o        *BenchRunOptions
+	provider string
+	client   provider.Client // the provider's client with retries; nil with --replay
+	guard    *ledger.Guard   // the run's budget, shared by every sample; nil without --max-cost
+	stop     atomic.Bool     // the budget is spent: start no more samples
+	repoLock sync.Map        // repository dir -> *sync.Mutex: one fetch at a time per clone
+
+	mu       sync.Mutex
+	manifest bench.RunManifest
+}
+
+func benchRun(ctx context.Context, f *Factory, o *BenchRunOptions) error {
+	samples, err := bench.LoadDataset(o.Dataset)
+	if err != nil {
+		return err
+	}
+	if samples, err = only(samples, o.Only); err != nil {
+		return err
+	}
+	r := &benchRunner{f: f, o: o, provider: o.Provider}
+	if r.provider == "" {
+		r.provider = envProvider(f.Getenv)
+	}
+	if r.manifest, err = readManifest(o.Out); err != nil {
+		return err
+	}
+	r.manifest.RunVersion, r.manifest.Dataset, r.manifest.Provider, r.manifest.MaxCostUSD = bench.RunVersion, o.Dataset, r.provider, o.MaxCost
+	if r.manifest.Name == "" {
+		r.manifest.Name = filepath.Base(filepath.Clean(o.Out))
+	}
+	if o.ReplayDir == "" {
+		s := settings(f.Getenv, r.provider)
+		if s.APIKey == "" && s.BaseURL == "" {
+			return fmt.Errorf("%s", credentialsHelp)
+		}
+		if r.client, err = modelClient(f, r.provider, s, "", ""); err != nil {
+			return err
+		}
+	}
+	if o.MaxCost > 0 {
+		r.guard = ledger.NewGuard(nil, ledger.Budget{MaxUSD: o.MaxCost}, provider.DefaultPrices())
+	}
+
+	var todo []bench.Sample
+	for _, s := range samples {
+		if r.done(s.ID) {
+			continue
+		}
+		todo = append(todo, s)
+	}
+	fmt.Fprintf(f.Err, "council: bench run: %d samples, %d already done, %d to review with %s\n",
+		len(samples), len(samples)-len(todo), len(todo), r.provider)
+	prog := newProgress(f.Err, len(todo))
+	work := make(chan bench.Sample)
+	var wg sync.WaitGroup
+	for range min(o.Concurrency, max(len(todo), 1)) {
+		wg.Go(func() {
+			for s := range work {
+				rs := r.sample(ctx, s)
+				r.record(rs)
+				prog.done(rs, r.spent())
+			}
+		})
+	}
+	for _, s := range todo {
+		if ctx.Err() != nil || r.stop.Load() {
+			break
+		}
+		select {
+		case work <- s:
+		case <-ctx.Done():
+		}
+	}
+	close(work)
+	wg.Wait()
+	prog.finish()
+	if err := r.save(); err != nil {
+		return err
+	}
+	return r.outcome(ctx, samples)
+}
+
+// outcome sums the run up on stderr and turns it into the exit code: interrupted, stopped by
+// the budget (exit 3, resumable), some samples failed (exit 3), or done.
+func (r *benchRunner) outcome(ctx context.Context, samples []bench.Sample) error {
+	counts := map[string]int{}
+	cost := 0.0
+	for _, rs := range r.manifest.Samples {
+		counts[rs.Status]++
+		cost += rs.CostUSD
+	}
+	notRun := 0
+	for _, s := range samples {
+		if r.status(s.ID) == "" {
+			notRun++
+		}
+	}
+	fmt.Fprintf(r.f.Err, "council: bench run: %d done, %d failed, %d stopped, %d not started; $%.4f in all; %s\n",
+		counts[bench.StatusDone], counts[bench.StatusFailed], counts[bench.StatusStopped], notRun, cost, filepath.Join(r.o.Out, "run.json"))
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if r.stop.Load() {
+		return &exitError{code: ExitIncomplete, msg: fmt.Sprintf("the run stopped at --max-cost $%.2f; raise it and run the same command again to review the rest", r.o.MaxCost)}
+	}
+	if counts[bench.StatusFailed] > 0 || counts[bench.StatusStopped] > 0 {
+		return &exitError{code: ExitIncomplete, msg: fmt.Sprintf("%d sample(s) not reviewed (see the errors in run.json); run the same command again to retry them", counts[bench.StatusFailed]+counts[bench.StatusStopped])}
+	}
+	return nil
+}
+
+// sample reviews one sample and writes its review; it never fails the run: what went wrong
+// is the sample's status and error.
+func (r *benchRunner) sample(ctx context.Context, s bench.Sample) bench.RunSample {
+	rs := bench.RunSample{ID: s.ID}
+	fail := func(status string, err error) bench.RunSample {
+		rs.Status, rs.Error = status, err.Error()
+		return rs
+	}
+	if r.stop.Load() {
+		return fail(bench.StatusStopped, errors.New("not started: the run's --max-cost was reached"))
+	}
+	dir, err := r.repository(ctx, s)
+	if err != nil {
+		return fail(bench.StatusFailed, err)
+	}
+	o := r.o
+	sess, err := engine.Open(ctx, engine.Options{
+		Repo: dir, Base: s.Base, Head: s.Head, ConfigPath: o.ConfigPath,
+		Provider: r.provider, DefaultProvider: r.provider, Model: o.Model,
+		Lenses: o.Lenses, PersonaFiles: o.Personas, NoTools: o.NoTools, NoValidate: o.NoValidate,
+		Title: s.PR.Title, Body: s.PR.Body, Version: Version,
+	})
+	if err != nil {
+		return fail(bench.StatusFailed, err)
+	}
+	defer sess.Close()
+	cfg := sess.Config
+	prices := provider.DefaultPrices().Merge(configPrices(cfg.Prices))
+	r.noteRun(sess)
+
+	var client ledger.Completer
+	switch {
+	case o.ReplayDir != "":
+		client = provider.Replay(cfg.Provider, filepath.Join(o.ReplayDir, s.ID))
+	case o.RecordDir != "":
+		client = provider.Record(r.client, cfg.Provider, filepath.Join(o.RecordDir, s.ID))
+	default:
+		client = r.client
+	}
+	if r.guard != nil {
+		for _, m := range sess.Models() {
+			if !hasPrice(prices, m) {
+				return fail(bench.StatusFailed, fmt.Errorf("--max-cost cannot limit model %q: it has no price; add it under prices: in the config (USD per million tokens)", m))
+			}
+		}
+		est, _ := sess.DryRun(ctx, prices)
+		if need, left := est.Estimate.Usage.CostUSD, o.MaxCost-r.guard.Spent(); need > left {
+			r.stop.Store(true)
+			return fail(bench.StatusStopped, fmt.Errorf("not started: it needs about $%.4f and $%.4f of --max-cost is left", need, left))
+		}
+		client = r.guard.Through(client)
+	}
+	// Outside the guard, to see its refusals.
+	watch := &budgetWatch{next: client}
+	rep := sess.Run(ctx, watch, prices)
+	if ctx.Err() != nil {
+		return fail(bench.StatusStopped, errors.New("interrupted"))
+	}
+	if watch.refused.Load() {
+		r.stop.Store(true)
+		return fail(bench.StatusStopped, fmt.Errorf("stopped: the run's --max-cost $%.2f was reached during its review", o.MaxCost))
+	}
+	if err := reviewFailed(rep); err != nil {
+		return fail(bench.StatusFailed, err)
+	}
+	name := filepath.Join("reviews", s.ID+".json")
+	if err := writeReport(filepath.Join(o.Out, name), rep); err != nil {
+		return fail(bench.StatusFailed, err)
+	}
+	rs.Status, rs.Review = bench.StatusDone, filepath.ToSlash(name)
+	for _, fd := range rep.Findings {
+		if fd.Status != finding.Filtered {
+			rs.Findings++
+		}
+	}
+	rs.CostUSD, rs.WallSeconds = rep.Usage.CostUSD, rep.Usage.WallSeconds
+	return rs
+}
+
+// reviewFailed is the error of a review in which no reviewer succeeded: scoring it would
+// count the failure as the council missing everything.
+func reviewFailed(rep report.Report) error {
+	var errs []string
+	for _, rv := range rep.Reviewers {
+		if rv.Succeeded {
+			return nil
+		}
+		for _, e := range rv.Errors {
+			errs = append(errs, rv.Name+": "+e)
+		}
+	}
+	if len(rep.Reviewers) == 0 {
+		return nil
+	}
+	if len(errs) > 3 {
+		errs = append(errs[:3], fmt.Sprintf("and %d more", len(errs)-3))
+	}
+	return fmt.Errorf("every reviewer failed: %s", strings.Join(errs, "; "))
+}
+
+// budgetWatch notes whether the budget refused a request of its sample.
+type budgetWatch struct {
+	next    ledger.Completer
+	refused atomic.Bool
+}
+
+func (b *budgetWatch) Complete(ctx context.Context, req provider.Request) (provider.Response, error) {
+	resp, err := b.next.Complete(ctx, req)
+	var be *ledger.BudgetError
+	if errors.As(err, &be) {
+		b.refused.Store(true)
+	}
+	return resp, err
+}
+
+// spent is what the run has cost so far, for the progress line.
+func (r *benchRunner) spent() float64 {
+	if r.guard == nil {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		total := 0.0
+		for _, rs := range r.manifest.Samples {
+			total += rs.CostUSD
+		}
+		return total
+	}
+	return r.guard.Spent()
+}
+
+// repository returns the local repository holding the sample's base and head: its repo.path
+// (relative to the dataset), else a cached clone of repo.url that they are fetched into.
+func (r *benchRunner) repository(ctx context.Context, s bench.Sample) (string, error) {
+	dir := s.Repo.Path
+	if dir != "" && !filepath.IsAbs(dir) {
+		dir = filepath.Join(r.o.Dataset, dir)
+	}
+	if dir == "" {
+		name := s.Repo.Name
+		if name == "" {
+			name = repoNameFromURL(s.Repo.URL)
+		}
+		cache := r.o.CacheDir
+		if cache == "" {
+			uc, err := os.UserCacheDir()
+			if err != nil {
+				return "", fmt.Errorf("find a cache directory for clones (or pass --cache DIR): %w", err)
+			}
+			cache = filepath.Join(uc, "council", "repos")
+		}
+		dir = filepath.Join(cache, filepath.FromSlash(name))
+	}
+	lock, _ := r.repoLock.LoadOrStore(dir, &sync.Mutex{})
+	lock.(*sync.Mutex).Lock()
+	defer lock.(*sync.Mutex).Unlock()
+	var g *source.Git
+	var err error
+	if s.Repo.Path != "" {
+		g, err = source.OpenGit(ctx, dir)
+	} else {
+		g, err = source.InitGit(ctx, dir)
+	}
+	if err != nil {
+		return "", fmt.Errorf("open the repository of %s: %w", s.ID, err)
+	}
+	defer g.Close()
+	if g.Has(ctx, s.Base) && g.Has(ctx, s.Head) {
+		return g.Dir(), nil
+	}
+	if s.Repo.URL == "" {
+		return "", fmt.Errorf("%s does not hold the sample's base %s and head %s, and the sample has no repo.url to fetch them from", dir, short(s.Base), short(s.Head))
+	}
+	if err := g.Fetch(ctx, s.Repo.URL, gitAuthHeader(r.f.Getenv, s.Repo.URL), s.Base, s.Head); err != nil {
+		return "", fmt.Errorf("fetch %s's base and head into %s: %w", s.ID, dir, err)
+	}
+	for _, sha := range []string{s.Base, s.Head} {
+		if !g.Has(ctx, sha) {
+			return "", fmt.Errorf("commit %s of %s is not in %s after fetching from %s", short(sha), s.ID, dir, s.Repo.URL)
+		}
+	}
+	return g.Dir(), nil
+}
+
+// repoNameFromURL turns https://github.com/owner/repo.git into owner/repo, for the cache path.
+func repoNameFromURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Path == "" {
+		return "other"
+	}
+	name := strings.TrimSuffix(strings.Trim(u.Path, "/"), ".git")
+	return u.Host + "/" + name
+}
+
+// gitAuthHeader is the HTTP header that sends the GitHub token with a fetch from rawURL, and
+// only when rawURL is on the GitHub the API belongs to: a sample's URL is data, and the token
+// must not go wherever it points.
+func gitAuthHeader(getenv func(string) string, rawURL string) string {
+	opts, err := githubOptions(getenv)
+	if err != nil || opts.Token == "" {
+		return ""
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "https" {
+		return ""
+	}
+	host := "github.com"
+	if api := opts.BaseURL; api != "" {
+		a, err := url.Parse(api)
+		if err != nil {
+			return ""
+		}
+		host = a.Host
+		if host == "api.github.com" {
+			host = "github.com"
+		}
+	}
+	if !strings.EqualFold(u.Host, host) {
+		return ""
+	}
+	return "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+opts.Token))
+}
+
+// noteRun records the run's model and reviewers from the first sample that opens.
+func (r *benchRunner) noteRun(sess *engine.Session) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.manifest.Model == "" {
+		r.manifest.Model = sess.Config.Model
+	}
+	for _, rv := range sess.Reviewers {
+		if !slices.Contains(r.manifest.Reviewers, rv.Name) {
+			r.manifest.Reviewers = append(r.manifest.Reviewers, rv.Name)
+		}
+	}
+}
+
+func (r *benchRunner) status(id string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rs := range r.manifest.Samples {
+		if rs.ID == id {
+			return rs.Status
+		}
+	}
+	return ""
+}
+
+// done says whether a sample was reviewed by an earlier run into this directory.
+func (r *benchRunner) done(id string) bool {
+	if r.status(id) != bench.StatusDone {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(r.o.Out, "reviews", id+".json"))
+	return err == nil
+}
+
+// record puts a sample's outcome in the manifest and saves it, so that an interrupted run
+// loses nothing that finished.
+func (r *benchRunner) record(rs bench.RunSample) {
+	r.mu.Lock()
+	i := slices.IndexFunc(r.manifest.Samples, func(x bench.RunSample) bool { return x.ID == rs.ID })
+	if i < 0 {
+		r.manifest.Samples = append(r.manifest.Samples, rs)
+	} else {
+		r.manifest.Samples[i] = rs
+	}
+	slices.SortFunc(r.manifest.Samples, func(a, b bench.RunSample) int { return strings.Compare(a.ID, b.ID) })
+	r.mu.Unlock()
+	if err := r.save(); err != nil {
+		fmt.Fprintf(r.f.Err, "council: %v\n", err)
+	}
+}
+
+func (r *benchRunner) save() error {
+	r.mu.Lock()
+	data, err := json.MarshalIndent(r.manifest, "", "  ")
+	r.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("encode run.json: %w", err)
+	}
+	return writeAtomic(filepath.Join(r.o.Out, "run.json"), append(data, '\n'))
+}
+
+// readManifest reads DIR/run.json of an earlier run; a new directory starts empty.
+func readManifest(dir string) (bench.RunManifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return bench.RunManifest{}, nil
+	}
+	if err != nil {
+		return bench.RunManifest{}, fmt.Errorf("read the earlier run: %w", err)
+	}
+	var m bench.RunManifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return bench.RunManifest{}, fmt.Errorf("read %s: %w (move it away to start the run afresh)", filepath.Join(dir, "run.json"), err)
+	}
+	if m.RunVersion != bench.RunVersion {
+		return bench.RunManifest{}, fmt.Errorf("%s has run_version %q; this council writes %s: use another --out", filepath.Join(dir, "run.json"), m.RunVersion, bench.RunVersion)
+	}
+	return m, nil
+}
+
+func writeReport(path string, rep report.Report) error {
+	var b strings.Builder
+	if err := report.WriteJSON(&b, rep); err != nil {
+		return fmt.Errorf("render review: %w", err)
+	}
+	return writeAtomic(path, []byte(b.String()))
+}
+
+// writeAtomic writes through a temporary file and a rename, so that an interrupt never leaves
+// half a file that a resumed run would take for a finished one.
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// only keeps the samples named by --only; an unknown id is an error.
+func only(samples []bench.Sample, ids []string) ([]bench.Sample, error) {
+	if len(ids) == 0 {
+		return samples, nil
+	}
+	var out []bench.Sample
+	for _, id := range ids {
+		i := slices.IndexFunc(samples, func(s bench.Sample) bool { return s.ID == id })
+		if i < 0 {
+			return nil, fmt.Errorf("--only %s: the dataset has no such sample", id)
+		}
+		out = append(out, samples[i])
+	}
+	return out, nil
+}
+
+// progress shows how the run goes: a bar redrawn in place on a terminal, a line per sample
+// otherwise (a CI log).
+type progress struct {
+	w        io.Writer
+	terminal bool
+	total    int
+	start    time.Time
+	mu       sync.Mutex
+	n        int
+}
+
+func newProgress(w io.Writer, total int) *progress {
+	return &progress{w: w, terminal: isTerminal(w), total: total, start: time.Now()}
+}
+
+func (p *progress) done(rs bench.RunSample, spent float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	what := fmt.Sprintf("%s: %d findings, $%.4f, %.0fs", rs.ID, rs.Findings, rs.CostUSD, rs.WallSeconds)
+	if rs.Status != bench.StatusDone {
+		what = fmt.Sprintf("%s %s: %s", rs.ID, rs.Status, rs.Error)
+	}
+	if !p.terminal {
+		fmt.Fprintf(p.w, "council: bench [%d/%d] %s\n", p.n, p.total, what)
+		return
+	}
+	if rs.Status != bench.StatusDone {
+		fmt.Fprintf(p.w, "\r\033[Kcouncil: %s\n", what)
+	}
+	const width = 30
+	filled := width * p.n / max(p.total, 1)
+	eta := "-"
+	if p.n < p.total {
+		per := time.Since(p.start) / time.Duration(p.n)
+		eta = (per * time.Duration(p.total-p.n)).Round(time.Second).String()
+	}
+	fmt.Fprintf(p.w, "\r\033[K[%s%s] %d/%d  ETA %s  $%.2f", strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.n, p.total, eta, spent)
+}
+
+func (p *progress) finish() {
+	if p.terminal && p.n > 0 {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// isTerminal says whether w is a terminal (a character device), where a redrawn bar makes sense.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
