@@ -1,0 +1,352 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/council-dev/council/internal/bench"
+	"github.com/council-dev/council/internal/config"
+	"github.com/council-dev/council/internal/provider"
+	"github.com/council-dev/council/internal/report"
+)
+
+// BenchScoreOptions are the flags of `council bench score`.
+type BenchScoreOptions struct {
+	RunDir     string
+	Truth      string
+	Out        string
+	Threshold  float64
+	LineWindow int
+	Bootstrap  int
+	Seed       int64
+	Judge      string // provider:model
+	ConfigPath string
+
+	thresholdSet bool       // --threshold was given (else the config's)
+	windowSet    bool       // --line-window was given
+	judge        scoreJudge // replaces newJudge's in tests
+}
+
+// NewCmdBenchScore declares `council bench score`. runF replaces the behaviour in flag-parsing
+// tests.
+func NewCmdBenchScore(f *Factory, runF func(context.Context, *BenchScoreOptions) error) *cobra.Command {
+	opts := &BenchScoreOptions{}
+	cmd := &cobra.Command{
+		Use:   "score RUN_DIR --truth DATASET",
+		Short: "Score a run's findings against the human comments of its dataset",
+		Long: `Match the findings of each review in RUN_DIR (written by council bench run) to the human
+comments of the same sample in DATASET, one to one, and report precision, recall and F1 with 95%
+bootstrap confidence intervals at each tier:
+
+  L0  same file
+  L1  same file, within --line-window lines
+  L2  L1, and text similarity >= --threshold
+  L3  the judge said: the same issue (only with --judge)
+
+Findings that were filtered are not counted; samples the run did not finish are listed, not
+counted as misses. The score is written as JSON to --out (default RUN_DIR/score.json) and
+summed up on stdout. The threshold and window default to .council.yaml's bench section (see
+council bench calibrate to measure the threshold on hand labels).`,
+		Example: `  council bench score runs/sonnet --truth bench/mine
+  council bench score runs/sonnet --truth bench/mine --threshold 0.3 --bootstrap 5000 --out sonnet.json
+  council bench score runs/sonnet --truth bench/mine --judge anthropic:claude-haiku-4-5`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.RunDir = args[0]
+			opts.thresholdSet = cmd.Flags().Changed("threshold")
+			opts.windowSet = cmd.Flags().Changed("line-window")
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return benchScoreRun(cmd.Context(), f, opts)
+		},
+	}
+	def := bench.DefaultScoreOptions()
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Truth, "truth", "", "the dataset `DIR` the run reviewed (required)")
+	fl.StringVar(&opts.Out, "out", "", "write the score to `FILE` (default RUN_DIR/score.json)")
+	fl.Float64Var(&opts.Threshold, "threshold", 0, fmt.Sprintf("L2's smallest text similarity, 0..1 (default: config, else %.1f)", def.Threshold))
+	fl.IntVar(&opts.LineWindow, "line-window", 0, fmt.Sprintf("L1's largest line distance (default: config, else %d)", def.LineWindow))
+	fl.IntVar(&opts.Bootstrap, "bootstrap", def.Bootstrap, "resamples for the confidence intervals (0: none)")
+	fl.Int64Var(&opts.Seed, "seed", def.Seed, "seed of the resampling: the same seed gives the same intervals")
+	fl.StringVar(&opts.Judge, "judge", "", "add tier L3: ask `provider:model` whether each same-file pair is the same issue")
+	fl.StringVar(&opts.ConfigPath, "config", "", "config `FILE` for the defaults (default ./.council.yaml when present)")
+	return cmd
+}
+
+// maxBootstrap bounds --bootstrap: beyond it the intervals stop moving and memory grows.
+const maxBootstrap = 100000
+
+func (o *BenchScoreOptions) validate() error {
+	switch {
+	case o.Truth == "":
+		return errors.New("--truth DATASET is required: the dataset directory the run reviewed")
+	case o.thresholdSet && (o.Threshold < 0 || o.Threshold > 1):
+		return fmt.Errorf("--threshold %v: must be between 0 and 1", o.Threshold)
+	case o.windowSet && (o.LineWindow < 0 || o.LineWindow > 1000):
+		return fmt.Errorf("--line-window %d: must be between 0 and 1000", o.LineWindow)
+	case o.Bootstrap < 0 || o.Bootstrap > maxBootstrap:
+		return fmt.Errorf("--bootstrap %d: must be between 0 and %d", o.Bootstrap, maxBootstrap)
+	}
+	if o.Judge != "" {
+		if _, _, err := parseJudge(o.Judge); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseJudge splits --judge provider:model.
+func parseJudge(s string) (name, model string, err error) {
+	name, model, ok := strings.Cut(s, ":")
+	if !ok || model == "" || !slices.Contains(providers, name) {
+		return "", "", fmt.Errorf("--judge %q: must be provider:model, the provider one of %s (e.g. anthropic:claude-haiku-4-5)",
+			s, strings.Join(providers, ", "))
+	}
+	return name, model, nil
+}
+
+// scoreJudge is what bench score needs of the LLM judge.
+type scoreJudge interface {
+	Same(ctx context.Context, pairs []bench.JudgePair) (map[bench.PairKey]bool, error)
+	Plausible(ctx context.Context, findings []bench.JudgeFinding) (map[bench.FindingKey]bool, error)
+	Summary() bench.JudgeSummary
+}
+
+// judgeFailures is the judge's optional account of the questions it failed on.
+type judgeFailures interface{ Failures() []string }
+
+var (
+	_ scoreJudge    = (*bench.Judge)(nil)
+	_ judgeFailures = (*bench.Judge)(nil)
+)
+
+// judgeSpec is what --judge asks for.
+type judgeSpec struct {
+	Provider, Model string
+	CacheDir        string          // answers kept between runs of the same questions
+	Prices          provider.Prices // the built-in table, with the config's prices over it
+}
+
+// newJudge makes the judge of --judge on the provider's real client.
+var newJudge = func(f *Factory, spec judgeSpec) (scoreJudge, error) {
+	s := settings(f.Getenv, spec.Provider)
+	if s.APIKey == "" && s.BaseURL == "" {
+		return nil, fmt.Errorf("--judge %s:%s: %s", spec.Provider, spec.Model, credentialsHelp)
+	}
+	client, err := modelClient(f, spec.Provider, s, "", "")
+	if err != nil {
+		return nil, err
+	}
+	return bench.NewJudge(bench.JudgeOptions{
+		Client: client, Model: spec.Model, CacheDir: spec.CacheDir, Prices: spec.Prices,
+	}), nil
+}
+
+func benchScoreRun(ctx context.Context, f *Factory, o *BenchScoreOptions) error {
+	cfg, err := benchConfig(o.ConfigPath)
+	if err != nil {
+		return err
+	}
+	opts := bench.ScoreOptions{
+		LineWindow: cfg.Bench.LineWindow, Threshold: cfg.Bench.SimilarityThreshold,
+		Bootstrap: o.Bootstrap, Seed: o.Seed, Judge: o.Judge,
+	}
+	if o.thresholdSet {
+		opts.Threshold = o.Threshold
+	}
+	if o.windowSet {
+		opts.LineWindow = o.LineWindow
+	}
+	in, err := loadScoreInput(o.RunDir, o.Truth)
+	if err != nil {
+		return err
+	}
+
+	var verdicts *bench.Verdicts
+	if o.Judge != "" {
+		if verdicts, err = judgeRun(ctx, f, o, in, provider.DefaultPrices().Merge(configPrices(cfg.Prices))); err != nil {
+			return err
+		}
+	}
+	sc := bench.ScoreRun(in, opts, verdicts)
+
+	out := o.Out
+	if out == "" {
+		out = filepath.Join(o.RunDir, "score.json")
+	}
+	data, err := marshalIndent(sc)
+	if err != nil {
+		return fmt.Errorf("encode the score: %w", err)
+	}
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		return fmt.Errorf("write the score: %w", err)
+	}
+	printScore(f.Out, sc)
+	fmt.Fprintf(f.Err, "council: wrote %s\n", out)
+	return nil
+}
+
+// judgeRun asks the judge about every candidate pair, then about the findings its answers
+// leave unmatched, so that scoring itself stays pure.
+func judgeRun(ctx context.Context, f *Factory, o *BenchScoreOptions, in bench.ScoreInput, prices provider.Prices) (*bench.Verdicts, error) {
+	j := o.judge
+	if j == nil {
+		name, model, err := parseJudge(o.Judge)
+		if err != nil {
+			return nil, err
+		}
+		if j, err = newJudge(f, judgeSpec{Provider: name, Model: model, CacheDir: filepath.Join(o.RunDir, "judge-cache"), Prices: prices}); err != nil {
+			return nil, err
+		}
+	}
+	pairs := bench.JudgeCandidates(in)
+	fmt.Fprintf(f.Err, "council: judge %s: %d candidate pairs\n", o.Judge, len(pairs))
+	same, err := j.Same(ctx, pairs)
+	if err != nil {
+		return nil, fmt.Errorf("judge the pairs: %w", err)
+	}
+	unmatched := bench.UnmatchedAtL3(in, same)
+	fmt.Fprintf(f.Err, "council: judge %s: %d findings matched no human comment\n", o.Judge, len(unmatched))
+	plausible, err := j.Plausible(ctx, unmatched)
+	if err != nil {
+		return nil, fmt.Errorf("judge the unmatched findings: %w", err)
+	}
+	sum := j.Summary()
+	if jf, ok := j.(judgeFailures); ok && sum.Errors > 0 {
+		fails := jf.Failures()
+		fmt.Fprintf(f.Err, "council: the judge failed on %d questions (neither hits nor misses), e.g. %s\n", sum.Errors, fails[0])
+	}
+	return &bench.Verdicts{Same: same, Plausible: plausible, Summary: sum}, nil
+}
+
+// benchConfig is the configuration whose bench section gives the score's defaults: --config,
+// else ./.council.yaml when there is one, else the defaults.
+func benchConfig(path string) (config.Config, error) {
+	source := path
+	if source == "" {
+		source = ".council.yaml"
+	}
+	data, err := os.ReadFile(source)
+	switch {
+	case path == "" && errors.Is(err, fs.ErrNotExist):
+		return config.Default(), nil
+	case err != nil:
+		return config.Config{}, fmt.Errorf("read config: %w", err)
+	}
+	return config.Parse(source, data)
+}
+
+// loadScoreInput reads the dataset, the run's run.json and the review of every sample the run
+// finished. A missing review file is left for scoring to list; an unreadable one is an error.
+func loadScoreInput(runDir, dataset string) (bench.ScoreInput, error) {
+	samples, err := bench.LoadDataset(dataset)
+	if err != nil {
+		return bench.ScoreInput{}, err
+	}
+	manifest := filepath.Join(runDir, "run.json")
+	data, err := os.ReadFile(manifest)
+	if errors.Is(err, fs.ErrNotExist) {
+		return bench.ScoreInput{}, fmt.Errorf("%s has no run.json: give the directory council bench run --out wrote", runDir)
+	}
+	if err != nil {
+		return bench.ScoreInput{}, fmt.Errorf("read the run: %w", err)
+	}
+	var run bench.RunManifest
+	if err := json.Unmarshal(data, &run); err != nil {
+		return bench.ScoreInput{}, fmt.Errorf("read %s: %w", manifest, err)
+	}
+	if run.RunVersion != bench.RunVersion {
+		return bench.ScoreInput{}, fmt.Errorf("%s has run_version %q; this council reads %s", manifest, run.RunVersion, bench.RunVersion)
+	}
+	if run.Name == "" {
+		run.Name = filepath.Base(filepath.Clean(runDir))
+	}
+	in := bench.ScoreInput{Dataset: dataset, Samples: samples, Run: run, Reviews: map[string]report.Report{}}
+	for _, rs := range run.Samples {
+		if rs.Status != bench.StatusDone {
+			continue
+		}
+		rel := rs.Review
+		if rel == "" {
+			rel = filepath.Join("reviews", rs.ID+".json")
+		}
+		if !filepath.IsLocal(rel) {
+			return bench.ScoreInput{}, fmt.Errorf("%s: sample %s: review %q is outside the run directory", manifest, rs.ID, rel)
+		}
+		path := filepath.Join(runDir, rel)
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return bench.ScoreInput{}, fmt.Errorf("read the review of %s: %w", rs.ID, err)
+		}
+		var rep report.Report
+		if err := json.Unmarshal(data, &rep); err != nil {
+			return bench.ScoreInput{}, fmt.Errorf("read %s: %w (re-run the sample with council bench run --only %s)", path, err, rs.ID)
+		}
+		in.Reviews[rs.ID] = rep
+	}
+	return in, nil
+}
+
+// marshalIndent is v as indented JSON with a final newline; Markdown bodies keep their < and >.
+func marshalIndent(v any) ([]byte, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
+}
+
+// printScore sums a score up for a person: the tiers' micro metrics with their intervals, then
+// volume, redundancy, cost and time per PR, and what was left out.
+func printScore(w io.Writer, sc bench.Score) {
+	fmt.Fprintf(w, "run %s: %d samples scored, %d truth items, %d findings", sc.Run, sc.Samples, sc.TruthItems, sc.Findings)
+	if len(sc.NotScored) > 0 {
+		fmt.Fprintf(w, "; %d not scored", len(sc.NotScored))
+	}
+	fmt.Fprintf(w, "\n\n%-4s  %-32s  %-18s  %-18s  %-18s  %5s  %5s  %5s\n", "tier", "hit when", "precision", "recall", "F1", "TP", "FP", "FN")
+	for _, t := range sc.Tiers {
+		fmt.Fprintf(w, "%-4s  %-32s  %-18s  %-18s  %-18s  %5d  %5d  %5d\n", t.Tier, t.Description,
+			withCI(t.Micro.Precision, t.Micro.PrecisionCI), withCI(t.Micro.Recall, t.Micro.RecallCI),
+			withCI(t.Micro.F1, t.Micro.F1CI), t.TP, t.FP, t.FN)
+	}
+	if sc.Options.Bootstrap > 0 {
+		fmt.Fprintf(w, "micro-averaged; [95%% bootstrap interval over %d resamples of the samples]\n", sc.Options.Bootstrap)
+	}
+	fmt.Fprintf(w, "\nfindings per PR %.1f, redundancy %.1f%% (%d duplicates)\n", sc.FindingsPerPR, 100*sc.Redundancy, sc.Duplicates)
+	fmt.Fprintf(w, "cost per PR $%.4f mean, $%.4f median, $%.2f in all; %.0fs mean, %.0fs max\n",
+		sc.Cost.Mean, sc.Cost.Median, sc.Cost.Total, sc.Time.Mean, sc.Time.Max)
+	if j := sc.Judge; j != nil {
+		fmt.Fprintf(w, "judge %s: %d pairs (%d cached, %d failed), %d plausible and %d fabricated unmatched findings, $%.4f\n",
+			j.Model, j.Pairs, j.Cached, j.Errors, j.Plausible, j.Fabricated, j.CostUSD)
+	}
+	if len(sc.NotScored) > 0 {
+		fmt.Fprintln(w, "\nnot scored:")
+		for _, n := range sc.NotScored {
+			fmt.Fprintf(w, "  %s: %s\n", n.ID, n.Reason)
+		}
+	}
+}
+
+func withCI(v float64, ci [2]float64) string {
+	return fmt.Sprintf("%.2f [%.2f, %.2f]", v, ci[0], ci[1])
+}
