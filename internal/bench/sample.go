@@ -256,3 +256,12 @@ func WriteSample(dir string, s Sample) error {
 // ImportManifest is the file in a dataset directory that lists what an import took and
 // skipped, with reasons.
 const ImportManifest = "import.json"
+
+// LocalPath is the sample's repo.path as a path to open: a relative path is relative to the
+// dataset directory the sample was read from. "" when the sample has no path.
+func (s Sample) LocalPath(datasetDir string) string {
+	if s.Repo.Path == "" || filepath.IsAbs(s.Repo.Path) {
+		return s.Repo.Path
+	}
+	return filepath.Join(datasetDir, filepath.FromSlash(s.Repo.Path))
+}

@@ -21,6 +21,6 @@ with confidence intervals, and cost per PR), and writes a report. See docs/bench
 		Args: cobra.NoArgs,
 	}
 	// Each subcommand lives in its own bench_<name>.go file.
-	cmd.AddCommand()
+	cmd.AddCommand(NewCmdBenchRun(f, nil), NewCmdBenchReport(f, nil), NewCmdBenchMirror(f, nil), NewCmdBenchScore(f, nil), NewCmdBenchCalibrate(f, nil), NewCmdBenchImport(f, nil))
 	return cmd
 }

@@ -357,10 +357,7 @@ func (r *benchRunner) spent() float64 {
 // repository returns the local repository holding the sample's base and head: its repo.path
 // (relative to the dataset), else a cached clone of repo.url that they are fetched into.
 func (r *benchRunner) repository(ctx context.Context, s bench.Sample) (string, error) {
-	dir := s.Repo.Path
-	if dir != "" && !filepath.IsAbs(dir) {
-		dir = filepath.Join(r.o.Dataset, dir)
-	}
+	dir := s.LocalPath(r.o.Dataset)
 	if dir == "" {
 		name := s.Repo.Name
 		if name == "" {
@@ -546,7 +543,7 @@ func writeAtomic(path string, data []byte) error {
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {

@@ -355,7 +355,7 @@ func modelClient(f *Factory, name string, s ProviderSettings, replayDir, recordD
 		return nil, fmt.Errorf("set up %s provider: %w", name, err)
 	}
 	var mu sync.Mutex
-	var client provider.Client = provider.WithRetry(c, provider.RetryOptions{
+	client := provider.WithRetry(c, provider.RetryOptions{
 		OnRetry: func(attempt int, wait time.Duration, err error) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -364,7 +364,7 @@ func modelClient(f *Factory, name string, s ProviderSettings, replayDir, recordD
 		},
 	})
 	if recordDir != "" {
-		client = provider.Record(client, name, recordDir)
+		return provider.Record(client, name, recordDir), nil
 	}
 	return client, nil
 }

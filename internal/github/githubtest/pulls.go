@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/council-dev/council/internal/diff"
 	"github.com/council-dev/council/internal/finding"
@@ -43,6 +44,10 @@ type prState struct {
 	reviews       map[int64]*reviewState
 	comments      map[int64]*commentState
 	issueComments map[int64]*issueCommentState
+	// created is when AddPR registered it; MarkMerged sets the rest.
+	created, mergedAt, closedAt time.Time
+	merged                      bool
+	mergeCommit                 string
 }
 
 func (p *prState) head() *commitState { return p.commits[len(p.commits)-1] }
@@ -63,7 +68,8 @@ type commitState struct {
 	files   []diff.File
 	patches []string // each file's hunks as the files endpoint shows them
 	index   *diff.Index
-	lines   int // lines of hunks, for the diff size limit
+	lines   int       // lines of hunks, for the diff size limit
+	pushed  time.Time // when it became the head (AddPR, SetHead): updated_at
 }
 
 func (s *Server) newCommit(sha, patch string) *commitState {
@@ -196,9 +202,11 @@ func (s *Server) AddPR(owner, repo string, pr PR, patch string, files map[string
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.repo(owner, repo, true)
+	c.pushed = s.now()
 	r.prs[pr.Number] = &prState{
 		pr: pr, commits: []*commitState{c},
 		reviews: map[int64]*reviewState{}, comments: map[int64]*commentState{}, issueComments: map[int64]*issueCommentState{},
+		created: c.pushed,
 	}
 	r.commits[pr.BaseSHA], r.commits[pr.HeadSHA] = true, true
 	for ref, fs := range files {
@@ -225,6 +233,7 @@ func (s *Server) SetHead(owner, repo string, n int, sha, patch string) {
 		return
 	}
 	p := r.prs[n]
+	c.pushed = s.now()
 	p.commits = append(p.commits, c)
 	p.pr.HeadSHA = sha
 	r.commits[sha] = true
@@ -290,11 +299,11 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 		headRepo = base
 	}
 	fork := !strings.EqualFold(headRepo, base)
-	writeJSON(w, http.StatusOK, map[string]any{
+	m := map[string]any{
 		"number": p.pr.Number, "title": p.pr.Title, "body": p.pr.Body, "state": p.pr.State, "draft": p.pr.Draft,
 		"html_url": s.prURL(rs, p.pr.Number),
 		"url":      fmt.Sprintf("%s/repos/%s/pulls/%d", s.URL, base, p.pr.Number),
-		"user":     map[string]any{"login": p.pr.Author},
+		"user":     userJSON(p.pr.Author),
 		"head": map[string]any{
 			"ref": p.pr.HeadRef, "sha": p.pr.HeadSHA, "label": strings.Split(headRepo, "/")[0] + ":" + p.pr.HeadRef,
 			"repo": map[string]any{"full_name": headRepo, "fork": fork},
@@ -304,7 +313,11 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 			"repo": map[string]any{"full_name": base, "fork": false},
 		},
 		"changed_files": len(p.head().files),
-	})
+	}
+	for k, v := range pullTimes(p) {
+		m[k] = v
+	}
+	writeJSON(w, http.StatusOK, m)
 }
 
 // githubStatus is the files endpoint's name for what happened to a file.

@@ -189,7 +189,7 @@ func checkComment(commit *commitState, d draftComment) (*commentState, []string)
 
 func (s *Server) reviewJSON(rs *repoState, p *prState, rv *reviewState) map[string]any {
 	m := map[string]any{
-		"id": rv.id, "user": map[string]any{"login": rv.user}, "body": rv.body, "state": rv.state,
+		"id": rv.id, "user": userJSON(rv.user), "body": rv.body, "state": rv.state,
 		"commit_id":        rv.commit,
 		"html_url":         fmt.Sprintf("%s#pullrequestreview-%d", s.prURL(rs, p.pr.Number), rv.id),
 		"pull_request_url": fmt.Sprintf("%s/repos/%s/%s/pulls/%d", s.URL, rs.owner, rs.name, p.pr.Number),
@@ -263,7 +263,7 @@ func (s *Server) commentJSON(rs *repoState, p *prState, c *commentState) map[str
 	}
 	reactions["total_count"] = total
 	m := map[string]any{
-		"id": c.id, "pull_request_review_id": c.reviewID, "user": map[string]any{"login": c.user},
+		"id": c.id, "pull_request_review_id": c.reviewID, "user": userJSON(c.user),
 		"body": c.body, "path": c.path, "diff_hunk": c.hunk,
 		"line": line, "original_line": c.line, "side": c.side,
 		"start_line": startLine, "start_side": nil,

@@ -70,7 +70,8 @@ type Server struct {
 	log             []Request
 	nextID          int64
 	minted          int
-	resolvedThreads map[int64]bool // first comment ids of resolved review threads
+	resolvedThreads map[int64]bool    // first comment ids of resolved review threads
+	remotes         map[string]string // repoKey -> git repository of its branches (SetRemote)
 }
 
 type token struct {
@@ -171,6 +172,8 @@ func (s *Server) routes() {
 	p := func(method, path string, h http.HandlerFunc) { m.HandleFunc(method+" "+BasePath+path, h) }
 	p("POST", "/app/installations/{id}/access_tokens", s.accessToken)
 	p("GET", "/user", s.user)
+	p("GET", "/repos/{owner}/{repo}/pulls", s.listPulls)
+	p("POST", "/repos/{owner}/{repo}/pulls", s.createPull)
 	p("GET", "/repos/{owner}/{repo}/pulls/{n}", s.getPull)
 	p("GET", "/repos/{owner}/{repo}/pulls/{n}/files", s.listFiles)
 	p("GET", "/repos/{owner}/{repo}/pulls/{n}/reviews", s.listReviews)

@@ -1,0 +1,486 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/council-dev/council/internal/bench"
+	"github.com/council-dev/council/internal/config"
+	"github.com/council-dev/council/internal/diff"
+	"github.com/council-dev/council/internal/github"
+	"github.com/council-dev/council/internal/source"
+)
+
+// BenchImportOptions are the flags of `council bench import`.
+type BenchImportOptions struct {
+	PRs         []string // owner/repo#123 or pull request URLs
+	Repo        string   // owner/repo: import its pull requests
+	Since       string   // with Repo: pull requests created on or after this date
+	Limit       int      // with Repo: stop after this many samples (0: no limit)
+	Out         string
+	Clone       string
+	Force       bool
+	IgnoreUsers []string
+	ConfigPath  string
+
+	since time.Time
+}
+
+// NewCmdBenchImport declares `council bench import`.
+func NewCmdBenchImport(f *Factory, runF func(context.Context, *BenchImportOptions) error) *cobra.Command {
+	opts := &BenchImportOptions{}
+	cmd := &cobra.Command{
+		Use:   "import (--pr REF... | --repo OWNER/REPO) --out DIR",
+		Short: "Turn human-reviewed GitHub pull requests into benchmark samples",
+		Long: `Import GitHub pull requests as samples of a dataset: one DIR/<owner>-<repo>-<number>.json per pull
+request, and DIR/import.json listing every pull request considered, imported or skipped with why.
+
+A sample is the pull request as its first human reviewer saw it. Its head is the commit of the
+first submitted review (or inline comment) by a person other than the author: bots (logins
+ending in [bot], GitHub Apps) and the AI reviewers of the config's bench.ai_reviewers and
+--ignore-user do not count. Its base is the merge-base of that commit with the base branch; merge
+is the merged head, or null. The truth is what the humans said about that commit: the
+thread-starting inline comments and the review bodies, less praise and comments under 10 words
+without code (listed in the sample's dropped, with the reason), each with its kind, whether it
+asks a question, its thread's replies, and whether it was addressed (its thread resolved, or its
+lines changed before the merge).
+
+Commits come from --clone DIR (fetched from its origin when missing, then from GitHub), else from a
+cached clone under the user cache directory. A commit force-pushed away is fetched by its SHA; a
+pull request whose first reviewed commit cannot be fetched is skipped. Samples already in DIR are
+kept unless --force. With --repo, pull requests are read newest first and drafts are skipped;
+--limit counts the samples the listing leaves in DIR, those imported before included, and skipped
+pull requests not at all.
+
+GitHub credentials are read as for council review --pr: GITHUB_TOKEN or GH_TOKEN (or a GitHub
+App's GITHUB_APP_ID, GITHUB_APP_INSTALLATION_ID, GITHUB_APP_PRIVATE_KEY), GITHUB_API_URL for
+GitHub Enterprise Server. The token is only sent to that GitHub.`,
+		Example: `  council bench import --pr projectcalico/calico#10736 --out bench/calico
+  council bench import --repo owner/repo --since 2026-01-01 --limit 50 --out bench/mine
+  council bench import --pr https://github.com/owner/repo/pull/12 --clone ~/src/repo --out bench/mine --force`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return benchImportRun(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&opts.PRs, "pr", nil, "pull request to import: `owner/repo#123` or its URL (repeatable)")
+	fl.StringVar(&opts.Repo, "repo", "", "import the pull requests of `owner/repo`, newest first")
+	fl.StringVar(&opts.Since, "since", "", "with --repo: only pull requests created on or after `DATE` (2026-01-31 or RFC 3339)")
+	fl.IntVar(&opts.Limit, "limit", 0, "with --repo: stop once the dataset holds this many of its samples (0: no limit)")
+	fl.StringVar(&opts.Out, "out", "", "dataset `DIR` to write the samples and import.json to (required)")
+	fl.StringVar(&opts.Clone, "clone", "", "local clone `DIR` to read and fetch commits into (default: a cached clone)")
+	fl.BoolVar(&opts.Force, "force", false, "import pull requests whose sample is already in the dataset again")
+	fl.StringSliceVar(&opts.IgnoreUsers, "ignore-user", nil, "`LOGIN`s that are bots without saying so, besides bench.ai_reviewers (comma-separated)")
+	fl.StringVar(&opts.ConfigPath, "config", "", "config `FILE` whose bench.ai_reviewers to use (default: council's defaults)")
+	return cmd
+}
+
+func (o *BenchImportOptions) validate() error {
+	switch {
+	case len(o.PRs) == 0 && o.Repo == "":
+		return errors.New("nothing to import: give --pr owner/repo#123 (repeatable) or --repo owner/repo")
+	case len(o.PRs) > 0 && o.Repo != "":
+		return errors.New("--pr and --repo cannot be used together")
+	case o.Out == "":
+		return errors.New("--out DIR is required: the samples and import.json go there")
+	case o.Repo == "" && (o.Since != "" || o.Limit != 0):
+		return errors.New("--since and --limit select among a repository's pull requests: use them with --repo")
+	case o.Limit < 0:
+		return fmt.Errorf("--limit %d: must be 0 (no limit) or more", o.Limit)
+	}
+	for _, ref := range o.PRs {
+		if _, _, _, err := github.ParsePRRef(ref); err != nil {
+			return fmt.Errorf("--pr: %w", err)
+		}
+	}
+	if o.Repo != "" {
+		if _, _, err := splitImportRepo(o.Repo); err != nil {
+			return err
+		}
+	}
+	if o.Since != "" {
+		t, err := time.Parse(time.DateOnly, o.Since)
+		if err != nil {
+			if t, err = time.Parse(time.RFC3339, o.Since); err != nil {
+				return fmt.Errorf("--since %q: want a date such as 2026-01-31, or an RFC 3339 time such as 2026-01-31T12:00:00Z", o.Since)
+			}
+		}
+		o.since = t
+	}
+	return nil
+}
+
+var importRepoRE = regexp.MustCompile(`^([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)$`)
+
+func splitImportRepo(s string) (owner, repo string, err error) {
+	m := importRepoRE.FindStringSubmatch(strings.TrimSuffix(strings.TrimSpace(s), ".git"))
+	if m == nil {
+		return "", "", fmt.Errorf("--repo %q: want owner/repo", s)
+	}
+	return m[1], m[2], nil
+}
+
+// importRun is one council bench import: the GitHub client, the dataset's log, and a count.
+type importRun struct {
+	f        *Factory
+	o        *BenchImportOptions
+	gh       *github.Client
+	ignore   []string
+	log      bench.ImportLog
+	clones   []*source.Git // closed when the run ends
+	imported int
+	skipped  int
+}
+
+func benchImportRun(ctx context.Context, f *Factory, o *BenchImportOptions) error {
+	ignore := config.DefaultAIReviewers
+	if o.ConfigPath != "" {
+		data, err := os.ReadFile(o.ConfigPath)
+		if err != nil {
+			return fmt.Errorf("read --config: %w", err)
+		}
+		cfg, err := config.Parse(o.ConfigPath, data)
+		if err != nil {
+			return err
+		}
+		ignore = cfg.Bench.AIReviewers
+	}
+	ghOpts, err := githubOptions(f.Getenv)
+	if err != nil {
+		return err
+	}
+	client, err := github.New(ghOpts)
+	if err != nil {
+		return fmt.Errorf("GitHub: %w", err)
+	}
+	r := &importRun{f: f, o: o, gh: client, ignore: append(append([]string(nil), ignore...), o.IgnoreUsers...)}
+	if r.log, err = bench.ReadImportLog(o.Out); err != nil {
+		return err
+	}
+	defer func() {
+		for _, g := range r.clones {
+			_ = g.Close()
+		}
+	}()
+	if o.Repo != "" {
+		err = r.listing(ctx)
+	} else {
+		err = r.pulls(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(f.Err, "%d imported, %d skipped: %s lists them (%d GitHub requests)\n",
+		r.imported, r.skipped, filepath.Join(o.Out, bench.ImportManifest), client.Requests())
+	return nil
+}
+
+// pulls imports each --pr.
+func (r *importRun) pulls(ctx context.Context) error {
+	importers := map[string]*bench.Importer{}
+	for _, ref := range r.o.PRs {
+		owner, repo, n, _ := github.ParsePRRef(ref) // checked by validate
+		key := strings.ToLower(owner + "/" + repo)
+		im, ok := importers[key]
+		if !ok {
+			var err error
+			if im, err = r.importer(ctx, owner, repo); err != nil {
+				return err
+			}
+			importers[key] = im
+		}
+		if _, err := r.one(ctx, im, owner, repo, n, fmt.Sprintf("%s/%s#%d", owner, repo, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listing imports the pull requests of --repo, newest first, until --since or --limit.
+func (r *importRun) listing(ctx context.Context) error {
+	owner, repo, _ := splitImportRepo(r.o.Repo)
+	im, err := r.importer(ctx, owner, repo)
+	if err != nil {
+		return err
+	}
+	held := 0
+	err = r.gh.ListPullRequests(ctx, owner, repo, func(p github.PRDetails) (bool, error) {
+		if !r.o.since.IsZero() && !p.CreatedAt.IsZero() && p.CreatedAt.Before(r.o.since) {
+			return false, nil // newest first: every later one is older still
+		}
+		if p.Draft {
+			r.skip(owner, repo, p.Number, fmt.Sprintf("#%d", p.Number), "a draft pull request")
+			return true, r.saveLog()
+		}
+		in, err := r.one(ctx, im, owner, repo, p.Number, fmt.Sprintf("#%d", p.Number))
+		if err != nil {
+			return false, err
+		}
+		if in {
+			held++
+		}
+		return r.o.Limit == 0 || held < r.o.Limit, nil
+	})
+	if err != nil && github.IsNotFound(err) {
+		return fmt.Errorf("no repository %s/%s, or the token cannot see it: check the name, and that GITHUB_TOKEN (or GH_TOKEN) can read it: %w", owner, repo, err)
+	}
+	return err
+}
+
+// one imports owner/repo#n unless the dataset has it; in reports whether the dataset holds
+// its sample afterwards. label names the pull request in the progress lines.
+func (r *importRun) one(ctx context.Context, im *bench.Importer, owner, repo string, n int, label string) (in bool, err error) {
+	id := bench.SampleID(owner, repo, n)
+	name := owner + "/" + repo
+	if !r.o.Force {
+		if _, err := os.Stat(filepath.Join(r.o.Out, id+".json")); err == nil {
+			fmt.Fprintf(r.f.Err, "kept %s: already in %s (--force imports it again)\n", id, r.o.Out)
+			if !r.logged(name, n) {
+				r.log.Record(bench.ImportEntry{Repo: name, Number: n, ID: id})
+			}
+			return true, r.saveLog()
+		}
+	}
+	res, err := im.Import(ctx, owner, repo, n)
+	var skip *bench.SkipError
+	switch {
+	case errors.As(err, &skip):
+		r.skip(owner, repo, n, label, skip.Reason)
+		return false, r.saveLog()
+	case github.IsNotFound(err):
+		return false, fmt.Errorf("no pull request %s/%s#%d, or the token cannot see it: check the number, and that GITHUB_TOKEN (or GH_TOKEN) can read the repository: %w", owner, repo, n, err)
+	case err != nil:
+		return false, fmt.Errorf("import %s/%s#%d: %w", owner, repo, n, err)
+	}
+	if err := bench.WriteSample(r.o.Out, res.Sample); err != nil {
+		return false, err
+	}
+	r.log.Record(bench.ImportEntry{Repo: name, Number: n, ID: id})
+	r.imported++
+	s := res.Sample
+	fmt.Fprintf(r.f.Err, "imported %s: %d truth items (%d dropped), head %s (first review by %s)\n",
+		id, len(s.Truth), len(s.Dropped), s.Head[:7], res.Reviewer)
+	return true, r.saveLog()
+}
+
+func (r *importRun) skip(owner, repo string, n int, label, reason string) {
+	r.log.Record(bench.ImportEntry{Repo: owner + "/" + repo, Number: n, Reason: reason})
+	r.skipped++
+	fmt.Fprintf(r.f.Err, "skipped %s: %s\n", label, reason)
+}
+
+func (r *importRun) logged(repo string, n int) bool {
+	for _, e := range r.log.PRs {
+		if strings.EqualFold(e.Repo, repo) && e.Number == n && e.ID != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// saveLog writes import.json after every pull request, so that an interrupted import still
+// says what it did.
+func (r *importRun) saveLog() error { return bench.WriteImportLog(r.o.Out, r.log) }
+
+// importer opens the clone of owner/repo and builds the importer that reads it.
+func (r *importRun) importer(ctx context.Context, owner, repo string) (*bench.Importer, error) {
+	remote, err := (&pullRequest{owner: owner, repo: repo, gh: r.gh}).remoteURL()
+	if err != nil {
+		return nil, fmt.Errorf("derive the clone URL of %s/%s: %w", owner, repo, err)
+	}
+	dir, where := r.o.Clone, bench.Repo{URL: remote}
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return nil, fmt.Errorf("find a cache directory for the clone of %s/%s (or pass --clone DIR): %w", owner, repo, err)
+		}
+		u, _ := url.Parse(remote)
+		dir = filepath.Join(cache, "council", "repos", strings.ReplaceAll(u.Host, ":", "_"), owner, repo+".git")
+	}
+	g, err := source.InitGit(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("open the clone of %s/%s: %w", owner, repo, err)
+	}
+	r.clones = append(r.clones, g)
+	if r.o.Clone != "" {
+		where.Path = g.Dir()
+	}
+	c := &cloneRepo{g: g}
+	// A clone of the user's own fetches from its origin as the user set it up, with no token
+	// of ours; GitHub itself, with the token, comes next. The token goes to no other host.
+	if r.o.Clone != "" {
+		if _, err := c.git(ctx, "remote", "get-url", "origin"); err == nil {
+			c.sources = append(c.sources, fetchSource{remote: "origin"})
+		}
+	}
+	header := ""
+	if opts, err := githubOptions(r.f.Getenv); err == nil && opts.Token != "" {
+		header = "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+opts.Token))
+	}
+	c.sources = append(c.sources, fetchSource{remote: remote, header: header})
+	return &bench.Importer{GitHub: githubHistory{r.gh}, Git: c, Ignore: r.ignore, Repo: where}, nil
+}
+
+// githubHistory reads a pull request's history through the GitHub client, in the importer's
+// terms.
+type githubHistory struct{ c *github.Client }
+
+var _ bench.PRHistory = githubHistory{}
+
+func (h githubHistory) History(ctx context.Context, owner, repo string, n int) (bench.History, error) {
+	gh, err := h.c.History(ctx, owner, repo, n)
+	if err != nil {
+		return bench.History{}, err
+	}
+	out := bench.History{
+		PR: bench.PullRequest{
+			Number: gh.PR.Number, Title: gh.PR.Title, Body: gh.PR.Body, Author: gh.PR.Author,
+			BaseRef: gh.PR.BaseRef, BaseSHA: gh.PR.BaseSHA, HeadSHA: gh.PR.HeadSHA, URL: gh.PR.HTMLURL,
+			Merged: gh.PR.Merged,
+		},
+		Resolved: map[int64]bool{},
+	}
+	for _, r := range gh.Reviews {
+		out.Reviews = append(out.Reviews, bench.PRReview{
+			ID: r.ID, User: historyUser(r.User, r.UserType), State: r.State, Body: r.Body, CommitID: r.CommitID,
+			SubmittedAt: r.SubmittedAt, URL: r.HTMLURL,
+		})
+	}
+	for _, c := range gh.Comments {
+		out.Comments = append(out.Comments, bench.PRComment{
+			ID: c.ID, ReviewID: c.ReviewID, InReplyTo: c.InReplyTo, User: historyUser(c.User, c.UserType),
+			Body: c.Body, Path: c.Path, Line: c.OriginalLine, StartLine: c.OriginalStartLine,
+			Side: c.Side, StartSide: c.StartSide, CommitID: c.OriginalCommitID, CreatedAt: c.CreatedAt, URL: c.HTMLURL,
+		})
+	}
+	for _, t := range gh.Threads {
+		if t.Resolved {
+			out.Resolved[t.FirstCommentID] = true
+		}
+	}
+	return out, nil
+}
+
+func historyUser(login, typ string) bench.User {
+	return bench.User{Login: login, Bot: github.User{Login: login, Type: typ}.Bot()}
+}
+
+// cloneRepo is the importer's git: a local clone, and where to fetch the commits it lacks.
+type cloneRepo struct {
+	g       *source.Git
+	sources []fetchSource // tried in order
+}
+
+type fetchSource struct{ remote, header string }
+
+var _ bench.GitRepo = (*cloneRepo)(nil)
+
+var shaShape = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+
+// Fetch fetches a missing commit by its SHA, which reaches a commit no branch holds any more
+// (GitHub serves those; a plain git server needs uploadpack.allowAnySHA1InWant). The commit
+// is pinned under refs/council/bench/ so that no gc takes it away again.
+func (c *cloneRepo) Fetch(ctx context.Context, sha string) error {
+	if !shaShape.MatchString(sha) {
+		return fmt.Errorf("%q is not a commit SHA", sha)
+	}
+	if c.g.Has(ctx, sha) {
+		return nil
+	}
+	var failed []string
+	for _, s := range c.sources {
+		err := c.g.Fetch(ctx, s.remote, s.header, "+"+sha+":refs/council/bench/"+sha)
+		if err == nil && c.g.Has(ctx, sha) {
+			return nil
+		}
+		if err != nil {
+			failed = append(failed, strings.Join(strings.Fields(err.Error()), " "))
+		}
+	}
+	if len(failed) == 0 {
+		return fmt.Errorf("commit %s is not in %s and no remote has it", sha[:7], c.g.Dir())
+	}
+	return errors.New(strings.Join(failed, "; "))
+}
+
+// MergeBase is the best common ancestor of two commits.
+func (c *cloneRepo) MergeBase(ctx context.Context, a, b string) (string, error) {
+	if !shaShape.MatchString(a) || !shaShape.MatchString(b) {
+		return "", fmt.Errorf("merge-base of %q and %q: commit SHAs only", a, b)
+	}
+	out, err := c.git(ctx, "merge-base", a, b)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// ChangedLines reads `git diff -U0 from to -- path`: without context lines each hunk is
+// exactly the lines it replaces, and without rename detection a renamed file is a deleted one.
+func (c *cloneRepo) ChangedLines(ctx context.Context, from, to, path string) (bench.FileChange, error) {
+	if !shaShape.MatchString(from) || !shaShape.MatchString(to) {
+		return bench.FileChange{}, fmt.Errorf("diff %q..%q: commit SHAs only", from, to)
+	}
+	out, err := c.git(ctx, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "-U0", from, to, "--", path)
+	if err != nil {
+		return bench.FileChange{}, err
+	}
+	files, err := diff.Parse(out)
+	if err != nil {
+		return bench.FileChange{}, fmt.Errorf("diff %s..%s -- %s: %w", from[:7], to[:7], path, err)
+	}
+	var fc bench.FileChange
+	for _, f := range files {
+		if f.OldPath != path {
+			continue
+		}
+		if f.Status == diff.Deleted || f.Binary {
+			return bench.FileChange{Whole: true}, nil
+		}
+		for _, h := range f.Hunks {
+			fc.Hunks = append(fc.Hunks, bench.LineSpan{Start: h.OldStart, Lines: h.OldLines})
+		}
+	}
+	return fc, nil
+}
+
+// git runs git in the clone with the flags internal/source uses: a fixed output shape whatever
+// the user's config says, no prompts, no external diff or textconv programs.
+func (c *cloneRepo) git(ctx context.Context, args ...string) ([]byte, error) {
+	full := append([]string{
+		"-c", "core.quotePath=true", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
+		"-c", "core.fsmonitor=false",
+	}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Dir = c.g.Dir()
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+	}
+	return stdout.Bytes(), nil
+}

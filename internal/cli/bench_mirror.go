@@ -1,0 +1,348 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/council-dev/council/internal/bench"
+	"github.com/council-dev/council/internal/github"
+	ghreview "github.com/council-dev/council/internal/publish/github"
+	"github.com/council-dev/council/internal/source"
+)
+
+// BenchMirrorOptions are the flags of `council bench mirror`.
+type BenchMirrorOptions struct {
+	Sample   string // the sample file, <id>.json
+	To       string // owner/repo of the sandbox repository
+	Clone    string
+	PushURL  string
+	NoReview bool
+	// Passed through to council review.
+	Provider, Model      string
+	Lenses, Personas     []string
+	RecordDir, ReplayDir string
+	Layout               string
+	Overview             bool
+}
+
+// NewCmdBenchMirror declares `council bench mirror`. runF replaces the behaviour in
+// flag-parsing tests.
+func NewCmdBenchMirror(f *Factory, runF func(context.Context, *BenchMirrorOptions) error) *cobra.Command {
+	opts := &BenchMirrorOptions{}
+	cmd := &cobra.Command{
+		Use:   "mirror SAMPLE --to OWNER/REPO",
+		Short: "Open a sample as a pull request on a sandbox repository and post the council's review on it",
+		Long: `Publish a sample (a dataset's <id>.json) where people can read the council's review next to
+the original pull request's: push the sample's base and head commits as the branches
+council-bench/<id>/base and council-bench/<id>/head of the sandbox repository --to, open a pull
+request from head into base that names the original (link, title, author, the two commits, and
+how many top-level comments the humans made), then run council review --post on it.
+
+The commits are pushed from --clone, a local repository that holds them (default: the sample's
+repo.path). The push goes to the sandbox on the GitHub of GITHUB_API_URL, sending GITHUB_TOKEN
+(or GH_TOKEN) to that host only, in a header of this push; --push-url pushes elsewhere. Running
+it again reuses the pull request already open for the sample's branches, and council review
+posts nothing on a head it has already reviewed.`,
+		Example: `  council bench mirror bench/calico/projectcalico-calico-10736.json --to me/council-sandbox
+  council bench mirror bench/mine/acme-svc-7.json --to me/sandbox --clone ~/src/svc --lenses correctness,security
+  council bench mirror bench/mine/acme-svc-7.json --to me/sandbox --no-review`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Sample = args[0]
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return benchMirror(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.To, "to", "", "sandbox repository `OWNER/REPO` to open the pull request on (required)")
+	fl.StringVar(&opts.Clone, "clone", "", "local repository `DIR` holding the sample's commits (default: the sample's repo.path)")
+	fl.StringVar(&opts.PushURL, "push-url", "", "git remote `URL` to push the branches to (default: the sandbox on GitHub)")
+	fl.BoolVar(&opts.NoReview, "no-review", false, "only push the branches and open the pull request")
+	fl.StringVar(&opts.Provider, "provider", "", "model provider: "+strings.Join(providers, "|"))
+	fl.StringVar(&opts.Model, "model", "", "model name (default: config, else the provider's default)")
+	fl.StringSliceVar(&opts.Lenses, "lenses", nil, "lenses to run, comma-separated")
+	fl.StringSliceVar(&opts.Personas, "personas", nil, "persona `FILE`s to add, comma-separated")
+	fl.StringVar(&opts.RecordDir, "record", "", "save every model exchange under `DIR`")
+	fl.StringVar(&opts.ReplayDir, "replay", "", "answer every model request from recordings in `DIR`, offline")
+	fl.StringVar(&opts.Layout, "layout", "per-reviewer", "GitHub review layout: per-reviewer|consolidated")
+	fl.BoolVar(&opts.Overview, "overview", false, "post a 'Pull request overview' review first")
+	return cmd
+}
+
+func (o *BenchMirrorOptions) validate() error {
+	if o.To == "" {
+		return errors.New("--to OWNER/REPO is required: the sandbox repository to open the pull request on")
+	}
+	if _, _, err := splitRepo(o.To); err != nil {
+		return fmt.Errorf("--to: %w", err)
+	}
+	if o.Provider != "" && !slices.Contains(providers, o.Provider) {
+		return fmt.Errorf("--provider %q: must be one of %s", o.Provider, strings.Join(providers, ", "))
+	}
+	if o.RecordDir != "" && o.ReplayDir != "" {
+		return errors.New("--record and --replay cannot be used together")
+	}
+	if _, err := ghreview.ParseLayout(o.Layout); err != nil {
+		return fmt.Errorf("--layout: %w", err)
+	}
+	if o.NoReview && o.Overview {
+		return errors.New("--overview is part of the review: drop --no-review or --overview")
+	}
+	return nil
+}
+
+// splitRepo reads "owner/repo"; GitHub's own checks of the names come with the first request.
+func splitRepo(s string) (owner, repo string, err error) {
+	owner, repo, ok := strings.Cut(s, "/")
+	if !ok || owner == "" || repo == "" || strings.ContainsAny(repo, "/#?") {
+		return "", "", fmt.Errorf("%q is not a repository: want OWNER/REPO", s)
+	}
+	return owner, repo, nil
+}
+
+// mirrorBranches are the sandbox branches of a sample.
+func mirrorBranches(id string) (base, head string) {
+	return "council-bench/" + id + "/base", "council-bench/" + id + "/head"
+}
+
+func benchMirror(ctx context.Context, f *Factory, o *BenchMirrorOptions) error {
+	s, err := bench.ReadSample(o.Sample)
+	if err != nil {
+		return err
+	}
+	owner, sandbox, _ := splitRepo(o.To)
+	clone := o.Clone
+	if clone == "" {
+		clone = s.LocalPath(filepath.Dir(o.Sample))
+	}
+	if clone == "" {
+		return fmt.Errorf("sample %s has no repo.path: pass --clone DIR, a clone of %s holding commits %s and %s",
+			s.ID, orUnknown(s.Repo.URL), short(s.Base), short(s.Head))
+	}
+	if err := hasCommits(ctx, clone, s); err != nil {
+		return err
+	}
+	ghOpts, err := githubOptions(f.Getenv)
+	if err != nil {
+		return err
+	}
+	gh, err := github.New(ghOpts)
+	if err != nil {
+		return fmt.Errorf("GitHub: %w", err)
+	}
+
+	web, err := webRoot(gh.BaseURL())
+	if err != nil {
+		return err
+	}
+	remote := o.PushURL
+	if remote == "" {
+		remote = fmt.Sprintf("%s/%s/%s.git", web, owner, sandbox)
+	}
+	header := ""
+	if ghOpts.Token != "" {
+		header = "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+ghOpts.Token))
+	}
+	baseBranch, headBranch := mirrorBranches(s.ID)
+	if err := pushCommits(ctx, clone, remote, web+"/", header,
+		"+"+s.Base+":refs/heads/"+baseBranch, "+"+s.Head+":refs/heads/"+headBranch); err != nil {
+		return fmt.Errorf("push sample %s to %s: %w", s.ID, shownURL(remote), err)
+	}
+	fmt.Fprintf(f.Err, "council: pushed %s (%s) and %s (%s) to %s\n", baseBranch, short(s.Base), headBranch, short(s.Head), shownURL(remote))
+
+	pr, found, err := gh.FindPullRequest(ctx, owner, sandbox, headBranch, baseBranch)
+	if err != nil {
+		return err
+	}
+	verb := "reusing the open"
+	if !found {
+		pr, err = gh.CreatePullRequest(ctx, owner, sandbox, github.NewPullRequest{
+			Title: mirrorTitle(s), Body: mirrorBody(s), Head: headBranch, Base: baseBranch,
+		})
+		// Another run may have opened it since we looked: GitHub refuses a second one.
+		if github.IsUnprocessable(err) {
+			if again, ok, ferr := gh.FindPullRequest(ctx, owner, sandbox, headBranch, baseBranch); ferr == nil && ok {
+				pr, err = again, nil
+			}
+		}
+		if err != nil {
+			return err
+		}
+		verb = "opened"
+	}
+	fmt.Fprintf(f.Err, "council: %s pull request %s/%s#%d: %s\n", verb, owner, sandbox, pr.Number, pr.HTMLURL)
+	if o.NoReview {
+		fmt.Fprintln(f.Out, pr.HTMLURL)
+		return nil
+	}
+	ro := &ReviewOptions{
+		PR: fmt.Sprintf("%s/%s#%d", owner, sandbox, pr.Number), Post: true,
+		Repo: clone, repoSet: true, Head: "HEAD", Formats: []string{"markdown"},
+		Provider: o.Provider, Model: o.Model, Lenses: o.Lenses, Personas: o.Personas,
+		RecordDir: o.RecordDir, ReplayDir: o.ReplayDir, Layout: o.Layout, Overview: o.Overview,
+	}
+	if err := ro.validate(); err != nil {
+		return err
+	}
+	return reviewRun(ctx, f, ro)
+}
+
+// hasCommits checks that the clone holds the sample's commits before anything is pushed.
+func hasCommits(ctx context.Context, dir string, s bench.Sample) error {
+	g, err := source.OpenGit(ctx, dir)
+	if err != nil {
+		return fmt.Errorf("--clone: %w", err)
+	}
+	defer g.Close()
+	for _, c := range []struct{ name, sha string }{{"base", s.Base}, {"head", s.Head}} {
+		if !g.Has(ctx, c.sha) {
+			return fmt.Errorf("%s does not hold the %s commit %s of sample %s: fetch it (git -C %s fetch %s %s), or pass --clone DIR",
+				dir, c.name, c.sha, s.ID, dir, orUnknown(s.Repo.URL), c.sha)
+		}
+	}
+	return nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "<its repository>"
+	}
+	return s
+}
+
+// webRoot is the web (and git) root of the GitHub whose API is apiBase: https://github.com
+// for api.github.com, https://HOST for an Enterprise Server's https://HOST/api/v3.
+func webRoot(apiBase string) (string, error) {
+	u, err := url.Parse(apiBase)
+	if err != nil {
+		return "", fmt.Errorf("read the GitHub API URL: %w", err)
+	}
+	host := u.Host
+	if host == "api.github.com" {
+		host = "github.com"
+	}
+	return u.Scheme + "://" + host, nil
+}
+
+// shownURL is a remote as it may be printed: without the password of a URL that carries one.
+func shownURL(remote string) string {
+	if u, err := url.Parse(remote); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return remote
+}
+
+// pushCommits pushes refspecs from the repository at dir to remote. header, a credential, is
+// sent to URLs under hostPrefix only, and travels in the environment: never in the command
+// line (which other users of the machine can read), the repository's config or an error.
+func pushCommits(ctx context.Context, dir, remote, hostPrefix, header string, refspecs ...string) error {
+	// --no-verify: the clone's pre-push hooks are about its own work, not a replay of
+	// someone else's commits.
+	args := append([]string{"push", "--quiet", "--no-verify", remote}, refspecs...)
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = withHeader(append(os.Environ(), "GIT_TERMINAL_PROMPT=0"), hostPrefix, header)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if remote != shownURL(remote) {
+			msg = strings.ReplaceAll(msg, remote, shownURL(remote))
+		}
+		return fmt.Errorf("git push: %w: %s", err, msg)
+	}
+	return nil
+}
+
+// withHeader adds to env the git configuration that sends header with every HTTP request to
+// a URL under hostPrefix, after any configuration env already passes the same way.
+func withHeader(env []string, hostPrefix, header string) []string {
+	if header == "" {
+		return env
+	}
+	n := 0
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GIT_CONFIG_COUNT="); ok {
+			n, _ = strconv.Atoi(v) // the last one counts, as for exec
+		}
+	}
+	return append(env,
+		fmt.Sprintf("GIT_CONFIG_KEY_%d=http.%s.extraHeader", n, hostPrefix),
+		fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, header),
+		fmt.Sprintf("GIT_CONFIG_COUNT=%d", n+1))
+}
+
+// mirrorTitle is the sandbox pull request's title: "[sample #N] original title".
+func mirrorTitle(s bench.Sample) string {
+	return fmt.Sprintf("[sample #%d] %s", s.PR.Number, s.PR.Title)
+}
+
+// mirrorBody says what the sandbox pull request is, in the words of the samples published so
+// far: the original pull request, the two commits, and how many top-level comments the humans
+// made (the ground truth).
+func mirrorBody(s bench.Sample) string {
+	name := originalRepo(s)
+	owner, _, _ := strings.Cut(name, "/")
+	link := s.PR.URL
+	if link == "" && name != "" {
+		link = fmt.Sprintf("https://github.com/%s/pull/%d", name, s.PR.Number)
+	}
+	ref := fmt.Sprintf("%s#%d", name, s.PR.Number)
+	if link != "" {
+		ref = fmt.Sprintf("[%s](%s)", ref, link)
+	}
+	by := ""
+	if s.PR.Author != "" {
+		by = " by @" + s.PR.Author
+	}
+	comments := fmt.Sprintf("%d human top-level review comments", len(s.Truth))
+	if len(s.Truth) == 1 {
+		comments = "1 human top-level review comment"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Mirrors the diff the human reviewers first saw on %s#%d ('%s'%s) for the Council of Claudes benchmark. base(fork)=%s head(as-reviewed)=%s\n\n",
+		owner, s.PR.Number, s.PR.Title, by, s.Base, s.Head)
+	fmt.Fprintf(&b, "Benchmark sample reproducing the as-first-reviewed state of %s", ref)
+	if s.PR.Author != "" {
+		fmt.Fprintf(&b, " (by @%s)", s.PR.Author)
+	}
+	b.WriteString(".\n")
+	fmt.Fprintf(&b, "This PR's diff equals what the human reviewers first saw: fork point `%s` → earliest human-reviewed commit `%s`. The original PR drew %s — the ground truth to compare the Council's feedback against.\n\n",
+		short(s.Base), short(s.Head), comments)
+	b.WriteString("🤖 Generated for the Council of Claudes benchmark.\n")
+	return b.String()
+}
+
+// originalRepo is the sample's "owner/repo" on GitHub: repo.name, else read from the pull
+// request's URL or the clone URL; "" when none says.
+func originalRepo(s bench.Sample) string {
+	if s.Repo.Name != "" {
+		return s.Repo.Name
+	}
+	if owner, repo, _, err := github.ParsePRRef(s.PR.URL); err == nil {
+		return owner + "/" + repo
+	}
+	if u, err := url.Parse(s.Repo.URL); err == nil && u.Host != "" {
+		if owner, repo, err := splitRepo(strings.TrimSuffix(strings.Trim(u.Path, "/"), ".git")); err == nil {
+			return owner + "/" + repo
+		}
+	}
+	return ""
+}
