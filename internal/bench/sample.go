@@ -158,17 +158,24 @@ func (s Sample) Validate() error {
 	return nil
 }
 
-// MarshalJSON writes merge as null when the pull request was not merged, as the format says.
+// MarshalJSON writes merge as null when the pull request was not merged, as the format says,
+// in the format's field order.
 func (s Sample) MarshalJSON() ([]byte, error) {
-	type plain Sample
 	var merge *string
 	if s.Merge != "" {
 		merge = &s.Merge
 	}
 	return json.Marshal(struct {
-		plain
-		Merge *string `json:"merge"`
-	}{plain(s), merge})
+		SampleVersion string    `json:"sample_version"`
+		ID            string    `json:"id"`
+		Repo          Repo      `json:"repo"`
+		PR            PR        `json:"pr"`
+		Base          string    `json:"base"`
+		Head          string    `json:"head"`
+		Merge         *string   `json:"merge"`
+		Truth         []Truth   `json:"truth"`
+		Dropped       []Dropped `json:"dropped,omitempty"`
+	}{s.SampleVersion, s.ID, s.Repo, s.PR, s.Base, s.Head, merge, s.Truth, s.Dropped})
 }
 
 // UnmarshalJSON reads a sample strictly: an unknown field is an error.

@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -309,12 +306,9 @@ func (r *importRun) importer(ctx context.Context, owner, repo string) (*bench.Im
 	}
 	dir, where := r.o.Clone, bench.Repo{URL: remote}
 	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return nil, fmt.Errorf("find a cache directory for the clone of %s/%s (or pass --clone DIR): %w", owner, repo, err)
+		if dir, err = cloneCache(owner + "/" + repo); err != nil {
+			return nil, err
 		}
-		u, _ := url.Parse(remote)
-		dir = filepath.Join(cache, "council", "repos", strings.ReplaceAll(u.Host, ":", "_"), owner, repo+".git")
 	}
 	g, err := source.InitGit(ctx, dir)
 	if err != nil {
@@ -328,7 +322,7 @@ func (r *importRun) importer(ctx context.Context, owner, repo string) (*bench.Im
 	// A clone of the user's own fetches from its origin as the user set it up, with no token
 	// of ours; GitHub itself, with the token, comes next. The token goes to no other host.
 	if r.o.Clone != "" {
-		if _, err := c.git(ctx, "remote", "get-url", "origin"); err == nil {
+		if g.HasRemote(ctx, "origin") {
 			c.sources = append(c.sources, fetchSource{remote: "origin"})
 		}
 	}
@@ -427,26 +421,18 @@ func (c *cloneRepo) MergeBase(ctx context.Context, a, b string) (string, error) 
 	if !shaShape.MatchString(a) || !shaShape.MatchString(b) {
 		return "", fmt.Errorf("merge-base of %q and %q: commit SHAs only", a, b)
 	}
-	out, err := c.git(ctx, "merge-base", a, b)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
+	return c.g.MergeBase(ctx, a, b)
 }
 
-// ChangedLines reads `git diff -U0 from to -- path`: without context lines each hunk is
-// exactly the lines it replaces, and without rename detection a renamed file is a deleted one.
+// ChangedLines reads the diff of path from one commit to the other: a deleted (or renamed)
+// file changed whole, otherwise each hunk's old-side lines changed.
 func (c *cloneRepo) ChangedLines(ctx context.Context, from, to, path string) (bench.FileChange, error) {
 	if !shaShape.MatchString(from) || !shaShape.MatchString(to) {
 		return bench.FileChange{}, fmt.Errorf("diff %q..%q: commit SHAs only", from, to)
 	}
-	out, err := c.git(ctx, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "-U0", from, to, "--", path)
+	files, err := c.g.DiffPath(ctx, from, to, path)
 	if err != nil {
 		return bench.FileChange{}, err
-	}
-	files, err := diff.Parse(out)
-	if err != nil {
-		return bench.FileChange{}, fmt.Errorf("diff %s..%s -- %s: %w", from[:7], to[:7], path, err)
 	}
 	var fc bench.FileChange
 	for _, f := range files {
@@ -461,26 +447,4 @@ func (c *cloneRepo) ChangedLines(ctx context.Context, from, to, path string) (be
 		}
 	}
 	return fc, nil
-}
-
-// git runs git in the clone with the flags internal/source uses: a fixed output shape whatever
-// the user's config says, no prompts, no external diff or textconv programs.
-func (c *cloneRepo) git(ctx context.Context, args ...string) ([]byte, error) {
-	full := append([]string{
-		"-c", "core.quotePath=true", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
-		"-c", "core.fsmonitor=false",
-	}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Dir = c.g.Dir()
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
-	}
-	return stdout.Bytes(), nil
 }

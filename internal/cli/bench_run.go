@@ -358,26 +358,22 @@ func (r *benchRunner) spent() float64 {
 // (relative to the dataset), else a cached clone of repo.url that they are fetched into.
 func (r *benchRunner) repository(ctx context.Context, s bench.Sample) (string, error) {
 	dir := s.LocalPath(r.o.Dataset)
+	var err error
 	if dir == "" {
 		name := s.Repo.Name
 		if name == "" {
 			name = repoNameFromURL(s.Repo.URL)
 		}
-		cache := r.o.CacheDir
-		if cache == "" {
-			uc, err := os.UserCacheDir()
-			if err != nil {
-				return "", fmt.Errorf("find a cache directory for clones (or pass --cache DIR): %w", err)
-			}
-			cache = filepath.Join(uc, "council", "repos")
+		if r.o.CacheDir != "" {
+			dir = filepath.Join(r.o.CacheDir, filepath.FromSlash(name))
+		} else if dir, err = cloneCache(name); err != nil {
+			return "", err
 		}
-		dir = filepath.Join(cache, filepath.FromSlash(name))
 	}
 	lock, _ := r.repoLock.LoadOrStore(dir, &sync.Mutex{})
 	lock.(*sync.Mutex).Lock()
 	defer lock.(*sync.Mutex).Unlock()
 	var g *source.Git
-	var err error
 	if s.Repo.Path != "" {
 		g, err = source.OpenGit(ctx, dir)
 	} else {

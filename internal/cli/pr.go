@@ -148,11 +148,10 @@ func openPR(ctx context.Context, f *Factory, o *ReviewOptions) (*pullRequest, er
 // fetching them when it does not; with no dir it uses a cached clone.
 func (p *pullRequest) checkout(ctx context.Context, f *Factory, dir string) (string, error) {
 	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return "", fmt.Errorf("find a cache directory for the clone (or pass --repo): %w", err)
+		var err error
+		if dir, err = cloneCache(p.owner + "/" + p.repo); err != nil {
+			return "", err
 		}
-		dir = filepath.Join(cache, "council", "repos", p.owner, p.repo)
 	}
 	g, err := source.InitGit(ctx, dir)
 	if err != nil {
@@ -183,6 +182,16 @@ func (p *pullRequest) checkout(ctx context.Context, f *Factory, dir string) (str
 		}
 	}
 	return g.Dir(), nil
+}
+
+// cloneCache is where council keeps its clone of a repository ("owner/repo", or a host and
+// path for other remotes): review --pr, bench import and bench run share it.
+func cloneCache(name string) (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("find a cache directory for the clone of %s (or name a local clone: --repo, --clone, repo.path): %w", name, err)
+	}
+	return filepath.Join(cache, "council", "repos", filepath.FromSlash(name)), nil
 }
 
 // remoteURL is the git URL of the base repository on the GitHub the API belongs to

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/council-dev/council/internal/diff"
 )
 
 // EntryInfo is what a path is at a revision.
@@ -312,4 +314,46 @@ func (g *Git) Fetch(ctx context.Context, remote, header string, refspecs ...stri
 		return fmt.Errorf("git fetch %s: %w: %s", remote, err, strings.TrimSpace(stderr.String()))
 	}
 	return nil
+}
+
+// MergeBase is the best common ancestor of two commits.
+func (g *Git) MergeBase(ctx context.Context, a, b string) (string, error) {
+	if err := checkRev(a); err != nil {
+		return "", err
+	}
+	if err := checkRev(b); err != nil {
+		return "", err
+	}
+	out, err := g.run(ctx, "merge-base", a, b)
+	if err != nil {
+		return "", fmt.Errorf("merge-base of %s and %s: %w", short(a), short(b), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// DiffPath is the diff of one path from one commit to another with no context lines and no
+// rename detection: each hunk is exactly the lines it replaces, and a renamed file shows as
+// deleted.
+func (g *Git) DiffPath(ctx context.Context, from, to, path string) ([]diff.File, error) {
+	if err := checkRev(from); err != nil {
+		return nil, err
+	}
+	if err := checkRev(to); err != nil {
+		return nil, err
+	}
+	out, err := g.run(ctx, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "-U0", from, to, "--", path)
+	if err != nil {
+		return nil, fmt.Errorf("diff %s..%s -- %s: %w", short(from), short(to), path, err)
+	}
+	files, err := diff.Parse(out)
+	if err != nil {
+		return nil, fmt.Errorf("diff %s..%s -- %s: %w", short(from), short(to), path, err)
+	}
+	return files, nil
+}
+
+// HasRemote reports whether the repository has a remote of that name.
+func (g *Git) HasRemote(ctx context.Context, name string) bool {
+	_, err := g.run(ctx, "remote", "get-url", "--", name)
+	return err == nil
 }
