@@ -86,10 +86,13 @@ type Calibration struct {
 	LineWindow int         `json:"line_window"`
 	Threshold  float64     `json:"similarity_threshold"` // the threshold L2 was measured at
 	Tiers      []Agreement `json:"tiers"`
-	// Best is L2's threshold with the highest kappa (the smallest of equals), Sweep every
-	// threshold from 0 to 1 in steps of 0.01.
-	Best  SweepPoint   `json:"best"`
-	Sweep []SweepPoint `json:"sweep"`
+	// Best is L2's threshold with the highest kappa: the middle of the first run of thresholds
+	// that reach it (BestRange), so that the choice keeps a margin on both sides instead of
+	// sitting on the similarity of one labelled pair. Sweep is every threshold from 0 to 1 in
+	// steps of 0.01.
+	Best      SweepPoint   `json:"best"`
+	BestRange [2]float64   `json:"best_range"`
+	Sweep     []SweepPoint `json:"sweep"`
 }
 
 // Agreement compares a tier's rule with the labels. TP: both say same; FP: the rule says same,
@@ -229,6 +232,13 @@ func Calibrate(in ScoreInput, labels []Label, opts ScoreOptions) (Calibration, e
 			c.Best = p
 		}
 	}
+	first := indexWhere(len(c.Sweep), func(i int) bool { return c.Sweep[i].Kappa == c.Best.Kappa })
+	last := first
+	for last+1 < len(c.Sweep) && c.Sweep[last+1].Kappa == c.Best.Kappa {
+		last++
+	}
+	c.BestRange = [2]float64{c.Sweep[first].Threshold, c.Sweep[last].Threshold}
+	c.Best = c.Sweep[(first+last)/2]
 	return c, nil
 }
 

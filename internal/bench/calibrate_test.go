@@ -126,9 +126,12 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("tiers (-want +got):\n%s", d)
 	}
 	// At 0 every pair within the window is "similar enough"; from 0.01 only f1 is, up to its
-	// own similarity. The smallest of the best thresholds wins.
-	if d := cmp.Diff(SweepPoint{Threshold: 0.01, Agreement: 1, Kappa: 1}, got.Best, approx); d != "" {
+	// own similarity (0.79). The middle of that range wins.
+	if d := cmp.Diff(SweepPoint{Threshold: 0.40, Agreement: 1, Kappa: 1}, got.Best, approx); d != "" {
 		t.Errorf("best (-want +got):\n%s", d)
+	}
+	if got.BestRange != [2]float64{0.01, 0.79} {
+		t.Errorf("best range = %v, want [0.01 0.79]", got.BestRange)
 	}
 	if len(got.Sweep) != 101 || !cmp.Equal(got.Sweep[0].Kappa, 0.4, approx) || got.Sweep[100].Threshold != 1 {
 		t.Errorf("sweep = %d points, first %+v, last %+v: want 0.00..1.00, kappa 0.4 at 0", len(got.Sweep), got.Sweep[0], got.Sweep[len(got.Sweep)-1])

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/finding"
 	"github.com/council-dev/council/internal/report"
 )
@@ -20,7 +21,8 @@ type ScoreInput struct {
 
 // DefaultScoreOptions are the score's knobs when neither flags nor config set them.
 func DefaultScoreOptions() ScoreOptions {
-	return ScoreOptions{LineWindow: 3, Threshold: 0.2, Bootstrap: 1000, Seed: 1}
+	d := config.Default().Bench
+	return ScoreOptions{LineWindow: d.LineWindow, Threshold: d.SimilarityThreshold, Bootstrap: 1000, Seed: 1}
 }
 
 // Predictions are the findings of a review that scoring counts: those shown to the user,

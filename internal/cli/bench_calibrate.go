@@ -135,7 +135,7 @@ func printCalibration(w io.Writer, run string, c bench.Calibration) {
 	for _, a := range c.Tiers {
 		fmt.Fprintf(w, "%-4s  %-32s  %5d  %9.2f  %6.2f  %4d  %4d  %4d  %4d\n", a.Tier, a.Description, a.N, a.Agreement, a.Kappa, a.TP, a.FP, a.FN, a.TN)
 	}
-	fmt.Fprintf(w, "\nbest L2 threshold: %.2f (kappa %.2f, agreement %.2f); measured above at %.2f (kappa %.2f)\n",
-		c.Best.Threshold, c.Best.Kappa, c.Best.Agreement, c.Threshold, c.Tiers[2].Kappa)
+	fmt.Fprintf(w, "\nbest L2 threshold: %.2f (kappa %.2f, agreement %.2f; every threshold from %.2f to %.2f reaches that kappa, this is the middle); measured above at %.2f (kappa %.2f)\n",
+		c.Best.Threshold, c.Best.Kappa, c.Best.Agreement, c.BestRange[0], c.BestRange[1], c.Threshold, c.Tiers[2].Kappa)
 	fmt.Fprintf(w, "\nto score with it, put this in .council.yaml:\n\nbench:\n  similarity_threshold: %.2f\n", c.Best.Threshold)
 }

@@ -82,9 +82,9 @@ func TestBenchCalibrate(t *testing.T) {
 		"run sonnet: 3 labelled pairs, 1 the same issue, 2 not",
 		"L0    same file                             3       0.67    0.40",
 		"L1    same file, within 20 lines            3       0.67    0.40",
-		"L2    L1 and text similarity >= 0.20        3       1.00    1.00",
-		"best L2 threshold: 0.01 (kappa 1.00, agreement 1.00)",
-		"bench:\n  similarity_threshold: 0.01\n",
+		"L2    L1 and text similarity >= 0.11        3       1.00    1.00",
+		"best L2 threshold: 0.46 (kappa 1.00, agreement 1.00; every threshold from 0.01 to 0.91 reaches that kappa",
+		"bench:\n  similarity_threshold: 0.46\n",
 	} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.out)
@@ -99,7 +99,7 @@ func TestBenchCalibrate(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.out), &c); err != nil {
 		t.Fatalf("--format json is not JSON: %v\n%s", err, r.out)
 	}
-	if c.Labels != 3 || len(c.Tiers) != 3 || len(c.Sweep) != 101 || c.Best.Threshold != 0.01 {
+	if c.Labels != 3 || len(c.Tiers) != 3 || len(c.Sweep) != 101 || c.Best.Threshold != 0.46 {
 		t.Errorf("calibration = %d labels, %d tiers, %d sweep points, best %+v", c.Labels, len(c.Tiers), len(c.Sweep), c.Best)
 	}
 }

@@ -164,8 +164,8 @@ func benchRun(ctx context.Context, f *Factory, o *BenchRunOptions) error {
 		}
 		todo = append(todo, s)
 	}
-	fmt.Fprintf(f.Err, "council: bench run: %d samples, %d already done, %d to review with %s\n",
-		len(samples), len(samples)-len(todo), len(todo), r.provider)
+	fmt.Fprintf(f.Err, "council: bench run: %s, %d already done, %d to review with %s\n",
+		plural(len(samples), "sample"), len(samples)-len(todo), len(todo), r.provider)
 	prog := newProgress(f.Err, len(todo))
 	work := make(chan bench.Sample)
 	var wg sync.WaitGroup

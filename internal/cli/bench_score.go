@@ -319,7 +319,7 @@ func marshalIndent(v any) ([]byte, error) {
 // printScore sums a score up for a person: the tiers' micro metrics with their intervals, then
 // volume, redundancy, cost and time per PR, and what was left out.
 func printScore(w io.Writer, sc bench.Score) {
-	fmt.Fprintf(w, "run %s: %d samples scored, %d truth items, %d findings", sc.Run, sc.Samples, sc.TruthItems, sc.Findings)
+	fmt.Fprintf(w, "run %s: %s scored, %s, %s", sc.Run, plural(sc.Samples, "sample"), plural(sc.TruthItems, "truth item"), plural(sc.Findings, "finding"))
 	if len(sc.NotScored) > 0 {
 		fmt.Fprintf(w, "; %d not scored", len(sc.NotScored))
 	}

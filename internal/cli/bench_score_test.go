@@ -190,11 +190,11 @@ func TestBenchScore(t *testing.T) {
 	if d := cmp.Diff([]bench.NotScored{{ID: "s3", Reason: "the review failed: clone failed"}}, sc.NotScored); d != "" {
 		t.Errorf("not scored (-want +got):\n%s", d)
 	}
-	if sc.Run != "sonnet" || sc.Options.Threshold != 0.2 || sc.Options.LineWindow != 3 || sc.Options.Bootstrap != 100 || sc.Cost.Total != 0.5 {
+	if sc.Run != "sonnet" || sc.Options.Threshold != 0.11 || sc.Options.LineWindow != 3 || sc.Options.Bootstrap != 100 || sc.Cost.Total != 0.5 {
 		t.Errorf("score = run %q, options %+v, cost %+v: want sonnet, the defaults with 100 resamples, $0.50", sc.Run, sc.Options, sc.Cost)
 	}
 	for _, s := range []string{"run sonnet: 2 samples scored, 3 truth items, 3 findings; 1 not scored",
-		"L2    L1 and text similarity >= 0.20", "precision", "s3: the review failed: clone failed", "cost per PR $0.2500 mean"} {
+		"L2    L1 and text similarity >= 0.11", "precision", "s3: the review failed: clone failed", "cost per PR $0.2500 mean"} {
 		if !strings.Contains(r.out, s) {
 			t.Errorf("stdout lacks %q:\n%s", s, r.out)
 		}
