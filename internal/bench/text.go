@@ -19,7 +19,7 @@ var tokStopWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a about above after again all also am an and any are aren as at
 		be been before being below both but by can could couldn did didn do does doesn doing don done
-		down during eachTally else etc few for from further had has hasn have haven having he her here hers
+		down during each else etc few for from further had has hasn have haven having he her here hers
 		him his how however if in into is isn it its itself just let ll me might more most must my no
 		nor not now of off on once only or other our ours out over own please re same shall she should
 		shouldn so some such than that the their theirs them then there these they this those through

@@ -67,7 +67,7 @@ L2's threshold is swept from 0.00 to 1.00 in steps of 0.01, and the one with the
 	fl.StringVar(&opts.Truth, "truth", "", "the dataset `DIR` the run reviewed (required)")
 	fl.StringVar(&opts.Labels, "labels", "", "hand labels, a JSON Lines `FILE` (required)")
 	fl.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(calibrateFormats, "|"))
-	fl.Float64Var(&opts.Threshold, "threshold", 0, fmt.Sprintf("L2's threshold to measure, 0..1 (default: config, else %.1f)", def.Threshold))
+	fl.Float64Var(&opts.Threshold, "threshold", 0, fmt.Sprintf("L2's threshold to measure, 0..1 (default: config, else %.2f)", def.Threshold))
 	fl.IntVar(&opts.LineWindow, "line-window", 0, fmt.Sprintf("L1's largest line distance (default: config, else %d)", def.LineWindow))
 	fl.StringVar(&opts.ConfigPath, "config", "", "config `FILE` for the defaults (default ./.council.yaml when present)")
 	return cmd

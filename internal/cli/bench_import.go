@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/council-dev/council/internal/bench"
-	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/diff"
 	"github.com/council-dev/council/internal/github"
 	"github.com/council-dev/council/internal/source"
@@ -87,7 +86,7 @@ GitHub Enterprise Server. The token is only sent to that GitHub.`,
 	fl.StringVar(&opts.Clone, "clone", "", "local clone `DIR` to read and fetch commits into (default: a cached clone)")
 	fl.BoolVar(&opts.Force, "force", false, "import pull requests whose sample is already in the dataset again")
 	fl.StringSliceVar(&opts.IgnoreUsers, "ignore-user", nil, "`LOGIN`s that are bots without saying so, besides bench.ai_reviewers (comma-separated)")
-	fl.StringVar(&opts.ConfigPath, "config", "", "config `FILE` whose bench.ai_reviewers to use (default: council's defaults)")
+	fl.StringVar(&opts.ConfigPath, "config", "", "config `FILE` whose bench.ai_reviewers to use (default ./.council.yaml when present)")
 	return cmd
 }
 
@@ -149,18 +148,11 @@ type importRun struct {
 }
 
 func benchImportRun(ctx context.Context, f *Factory, o *BenchImportOptions) error {
-	ignore := config.DefaultAIReviewers
-	if o.ConfigPath != "" {
-		data, err := os.ReadFile(o.ConfigPath)
-		if err != nil {
-			return fmt.Errorf("read --config: %w", err)
-		}
-		cfg, err := config.Parse(o.ConfigPath, data)
-		if err != nil {
-			return err
-		}
-		ignore = cfg.Bench.AIReviewers
+	cfg, err := benchConfig(o.ConfigPath)
+	if err != nil {
+		return err
 	}
+	ignore := cfg.Bench.AIReviewers
 	ghOpts, err := githubOptions(f.Getenv)
 	if err != nil {
 		return err

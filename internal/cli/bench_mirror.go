@@ -17,6 +17,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/council-dev/council/internal/bench"
+	"github.com/council-dev/council/internal/config"
+	"github.com/council-dev/council/internal/engine"
 	"github.com/council-dev/council/internal/github"
 	ghreview "github.com/council-dev/council/internal/publish/github"
 	"github.com/council-dev/council/internal/source"
@@ -174,7 +176,7 @@ func benchMirror(ctx context.Context, f *Factory, o *BenchMirrorOptions) error {
 	verb := "reusing the open"
 	if !found {
 		pr, err = gh.CreatePullRequest(ctx, owner, sandbox, github.NewPullRequest{
-			Title: mirrorTitle(s), Body: mirrorBody(s), Head: headBranch, Base: baseBranch,
+			Title: mirrorTitle(s), Body: mirrorBody(s, councilName(ctx, clone, s.Base)), Head: headBranch, Base: baseBranch,
 		})
 		// Another run may have opened it since we looked: GitHub refuses a second one.
 		if github.IsUnprocessable(err) {
@@ -297,7 +299,7 @@ func mirrorTitle(s bench.Sample) string {
 // mirrorBody says what the sandbox pull request is, in the words of the samples published so
 // far: the original pull request, the two commits, and how many top-level comments the humans
 // made (the ground truth).
-func mirrorBody(s bench.Sample) string {
+func mirrorBody(s bench.Sample, council string) string {
 	name := originalRepo(s)
 	owner, _, _ := strings.Cut(name, "/")
 	link := s.PR.URL
@@ -317,17 +319,37 @@ func mirrorBody(s bench.Sample) string {
 		comments = "1 human top-level review comment"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Mirrors the diff the human reviewers first saw on %s#%d ('%s'%s) for the Council of Claudes benchmark. base(fork)=%s head(as-reviewed)=%s\n\n",
-		owner, s.PR.Number, s.PR.Title, by, s.Base, s.Head)
+	fmt.Fprintf(&b, "Mirrors the diff the human reviewers first saw on %s#%d ('%s'%s) for the %s benchmark. base(fork)=%s head(as-reviewed)=%s\n\n",
+		owner, s.PR.Number, s.PR.Title, by, council, s.Base, s.Head)
 	fmt.Fprintf(&b, "Benchmark sample reproducing the as-first-reviewed state of %s", ref)
 	if s.PR.Author != "" {
 		fmt.Fprintf(&b, " (by @%s)", s.PR.Author)
 	}
 	b.WriteString(".\n")
-	fmt.Fprintf(&b, "This PR's diff equals what the human reviewers first saw: fork point `%s` → earliest human-reviewed commit `%s`. The original PR drew %s — the ground truth to compare the Council's feedback against.\n\n",
-		short(s.Base), short(s.Head), comments)
-	b.WriteString("🤖 Generated for the Council of Claudes benchmark.\n")
+	fmt.Fprintf(&b, "This PR's diff equals what the human reviewers first saw: fork point `%s` → earliest human-reviewed commit `%s`. The original PR drew %s — the ground truth to compare the %s's feedback against.\n\n",
+		short(s.Base), short(s.Head), comments, council)
+	fmt.Fprintf(&b, "🤖 Generated for the %s benchmark.\n", council)
 	return b.String()
+}
+
+// councilName is the council_name of the .council.yaml at the sample's base, which the review
+// posted on the mirror will use too; the default name when there is none or it does not parse
+// (the review then says what is wrong with it).
+func councilName(ctx context.Context, clone, base string) string {
+	name := config.Default().CouncilName
+	g, err := source.OpenGit(ctx, clone)
+	if err != nil {
+		return name
+	}
+	defer g.Close()
+	data, err := g.ReadFile(ctx, base, engine.ConfigFile)
+	if err != nil {
+		return name
+	}
+	if cfg, err := config.Parse(engine.ConfigFile, data); err == nil {
+		return cfg.CouncilName
+	}
+	return name
 }
 
 // originalRepo is the sample's "owner/repo" on GitHub: repo.name, else read from the pull

@@ -98,12 +98,12 @@ func TestBenchMirrorPushesOpensAndReviews(t *testing.T) {
 	}
 	want := github.PR{
 		Number: 1, Title: "[sample #7] Reserve stock and export reports", Author: githubtest.DefaultLogin,
-		Body: "Mirrors the diff the human reviewers first saw on acme#7 ('Reserve stock and export reports' by @dev) for the Council of Claudes benchmark. " +
+		Body: "Mirrors the diff the human reviewers first saw on acme#7 ('Reserve stock and export reports' by @dev) for the Council benchmark. " +
 			"base(fork)=" + m.s.Base + " head(as-reviewed)=" + m.s.Head + "\n\n" +
 			"Benchmark sample reproducing the as-first-reviewed state of [acme/inventory#7](https://github.com/acme/inventory/pull/7) (by @dev).\n" +
 			"This PR's diff equals what the human reviewers first saw: fork point `" + m.s.Base[:12] + "` → earliest human-reviewed commit `" + m.s.Head[:12] +
 			"`. The original PR drew 2 human top-level review comments — the ground truth to compare the Council's feedback against.\n\n" +
-			"🤖 Generated for the Council of Claudes benchmark.\n",
+			"🤖 Generated for the Council benchmark.\n",
 		BaseRef: "council-bench/acme-inventory-7/base", BaseSHA: m.s.Base,
 		HeadRef: "council-bench/acme-inventory-7/head", HeadSHA: m.s.Head,
 		HeadRepoFullName: "acme/sandbox", BaseRepoFullName: "acme/sandbox", State: "open",
@@ -303,5 +303,24 @@ func TestPushHeaderOnlyForGitHub(t *testing.T) {
 	cmd.Env = env
 	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "someone" {
 		t.Errorf("the environment's own git configuration was lost: %q, %v", out, err)
+	}
+}
+
+func TestMirrorCouncilNameComesFromTheBaseConfig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	writeText(t, filepath.Join(dir, ".council.yaml"), "council_name: Council of Claudes\n")
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "config")
+	base := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	writeText(t, filepath.Join(dir, ".council.yaml"), "council_name: Renamed by the change\n")
+	git(t, dir, "commit", "-q", "-am", "rename")
+
+	if got := councilName(context.Background(), dir, base); got != "Council of Claudes" {
+		t.Errorf("councilName = %q, want the base revision's council_name", got)
+	}
+	if got := councilName(context.Background(), t.TempDir(), base); got != "Council" {
+		t.Errorf("councilName without a repository = %q, want the default", got)
 	}
 }

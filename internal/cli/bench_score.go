@@ -78,7 +78,7 @@ council bench calibrate to measure the threshold on hand labels).`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Truth, "truth", "", "the dataset `DIR` the run reviewed (required)")
 	fl.StringVar(&opts.Out, "out", "", "write the score to `FILE` (default RUN_DIR/score.json)")
-	fl.Float64Var(&opts.Threshold, "threshold", 0, fmt.Sprintf("L2's smallest text similarity, 0..1 (default: config, else %.1f)", def.Threshold))
+	fl.Float64Var(&opts.Threshold, "threshold", 0, fmt.Sprintf("L2's smallest text similarity, 0..1 (default: config, else %.2f)", def.Threshold))
 	fl.IntVar(&opts.LineWindow, "line-window", 0, fmt.Sprintf("L1's largest line distance (default: config, else %d)", def.LineWindow))
 	fl.IntVar(&opts.Bootstrap, "bootstrap", def.Bootstrap, "resamples for the confidence intervals (0: none)")
 	fl.Int64Var(&opts.Seed, "seed", def.Seed, "seed of the resampling: the same seed gives the same intervals")
