@@ -372,7 +372,7 @@ func writeFinding(b *strings.Builder, f Prediction) {
 	b.WriteString("\n")
 	if strings.TrimSpace(f.Quote) != "" {
 		b.WriteString("Quote (the code the finding is about):\n")
-		b.WriteString(codeFence(defuse(f.Quote)))
+		b.WriteString(review.CodeFence(defuse(f.Quote)))
 	} else {
 		b.WriteString("Quote: none given\n")
 	}
@@ -416,21 +416,6 @@ func defuse(s string) string {
 		s = string(r[:maxField]) + "\n[… cut]"
 	}
 	return delimiterTag.ReplaceAllString(s, "&lt;$1")
-}
-
-// codeFence wraps code in a Markdown fence longer than any run of backticks inside it.
-func codeFence(code string) string {
-	longest, run := 0, 0
-	for _, r := range code {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	f := strings.Repeat("`", max(3, longest+1))
-	return f + "\n" + strings.TrimRight(code, "\n") + "\n" + f + "\n"
 }
 
 func flatten(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -75,21 +75,3 @@ func (c *Client) FindPullRequest(ctx context.Context, owner, repo, head, base st
 	}
 	return PR{}, false, nil
 }
-
-// pullRequest converts go-github's pull request, as the get, list and create endpoints return
-// it, into a PR of owner/repo.
-func pullRequest(p *gh.PullRequest, owner, repo string) PR {
-	pr := PR{
-		Number: p.GetNumber(), Title: p.GetTitle(), Body: p.GetBody(), Author: p.GetUser().GetLogin(),
-		BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(),
-		HeadRef: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(),
-		HeadRepoFullName: p.GetHead().GetRepo().GetFullName(),
-		BaseRepoFullName: p.GetBase().GetRepo().GetFullName(),
-		State:            p.GetState(), Draft: p.GetDraft(), HTMLURL: p.GetHTMLURL(),
-	}
-	if pr.BaseRepoFullName == "" {
-		pr.BaseRepoFullName = owner + "/" + repo
-	}
-	pr.IsFork = !strings.EqualFold(pr.HeadRepoFullName, pr.BaseRepoFullName)
-	return pr
-}

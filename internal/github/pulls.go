@@ -29,6 +29,25 @@ type PR struct {
 	HTMLURL string
 }
 
+// pullRequest converts go-github's pull request, as the get, list and create endpoints return
+// it, into a PR of owner/repo.
+func pullRequest(p *gh.PullRequest, owner, repo string) PR {
+	pr := PR{
+		Number: p.GetNumber(), Title: p.GetTitle(), Body: p.GetBody(), Author: p.GetUser().GetLogin(),
+		BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(),
+		HeadRef: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(),
+		HeadRepoFullName: p.GetHead().GetRepo().GetFullName(),
+		BaseRepoFullName: p.GetBase().GetRepo().GetFullName(),
+		State:            p.GetState(), Draft: p.GetDraft(), HTMLURL: p.GetHTMLURL(),
+	}
+	if pr.BaseRepoFullName == "" {
+		pr.BaseRepoFullName = owner + "/" + repo
+	}
+	// A deleted fork leaves no head repository: it was a fork all the same.
+	pr.IsFork = !strings.EqualFold(pr.HeadRepoFullName, pr.BaseRepoFullName)
+	return pr
+}
+
 // PRFile is one file of a pull request as the files endpoint lists it.
 type PRFile struct {
 	Filename         string
@@ -50,20 +69,7 @@ func (c *Client) PullRequest(ctx context.Context, owner, repo string, n int) (PR
 	if err != nil {
 		return PR{}, fmt.Errorf("get pull request %s/%s#%d: %w", owner, repo, n, c.convert(err))
 	}
-	pr := PR{
-		Number: p.GetNumber(), Title: p.GetTitle(), Body: p.GetBody(), Author: p.GetUser().GetLogin(),
-		BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(),
-		HeadRef: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(),
-		HeadRepoFullName: p.GetHead().GetRepo().GetFullName(),
-		BaseRepoFullName: p.GetBase().GetRepo().GetFullName(),
-		State:            p.GetState(), Draft: p.GetDraft(), HTMLURL: p.GetHTMLURL(),
-	}
-	if pr.BaseRepoFullName == "" {
-		pr.BaseRepoFullName = owner + "/" + repo
-	}
-	// A deleted fork leaves no head repository: it was a fork all the same.
-	pr.IsFork = !strings.EqualFold(pr.HeadRepoFullName, pr.BaseRepoFullName)
-	return pr, nil
+	return pullRequest(p, owner, repo), nil
 }
 
 // PullRequestFiles lists every file of a pull request, all pages (GitHub lists at most 3000).

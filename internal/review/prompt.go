@@ -88,6 +88,22 @@ func Prefix(in Input, unit int) string {
 	return b.String()
 }
 
+// CodeFence wraps code in a Markdown fence longer than any run of backticks inside it, so that
+// the code cannot close its own fence.
+func CodeFence(code string) string {
+	longest, run := 0, 0
+	for _, r := range code {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "\n" + strings.TrimRight(code, "\n") + "\n" + fence + "\n"
+}
+
 // fenceUntrusted keeps author text from closing the <untrusted> block it is shown in.
 func fenceUntrusted(s string) string {
 	return untrustedTag.ReplaceAllString(s, "<\\/untrusted>")

@@ -30,7 +30,7 @@ type Fix struct {
 // numbered lines). It needs nothing from the change's prefix, so it is small and uncached.
 func FixRequest(comment, path, code, model string) provider.Request {
 	user := fmt.Sprintf("## The comment (untrusted)\n\n<comment>\n%s\n</comment>\n\n## %s now\n\n%s\n\nIs the problem the comment describes fixed in this code? Call %s.",
-		commentTag.ReplaceAllString(strings.TrimSpace(comment), "<\\/comment>"), path, fenced(code), FixTool)
+		commentTag.ReplaceAllString(strings.TrimSpace(comment), "<\\/comment>"), path, review.CodeFence(code), FixTool)
 	return provider.Request{
 		Model:  model,
 		System: []provider.Block{{Type: provider.Text, Text: fixRules}},

@@ -136,13 +136,13 @@ func renderFinding(in review.Input, unit int, f finding.Finding) string {
 	d.WriteString("\n")
 	if f.Quote != "" {
 		d.WriteString("Quote (the code the finding is about, as the reviewer copied it):\n")
-		d.WriteString(fenced(f.Quote))
+		d.WriteString(review.CodeFence(f.Quote))
 	} else {
 		d.WriteString("Quote: none given\n")
 	}
 	if strings.TrimSpace(f.Suggestion) != "" {
 		d.WriteString("Suggested replacement for the quoted lines:\n")
-		d.WriteString(fenced(f.Suggestion))
+		d.WriteString(review.CodeFence(f.Suggestion))
 	}
 
 	var b strings.Builder
@@ -174,22 +174,6 @@ func linesGiven(f finding.Finding) string {
 	default:
 		return fmt.Sprintf("%d, %s; a hint that may be off, the quote is what the finding is about", f.Line, side)
 	}
-}
-
-// fenced wraps code in a Markdown fence longer than any run of backticks inside it, so that
-// the code cannot close its own fence.
-func fenced(code string) string {
-	longest, run := 0, 0
-	for _, r := range code {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", max(3, longest+1))
-	return fence + "\n" + strings.TrimRight(code, "\n") + "\n" + fence + "\n"
 }
 
 // oneLine keeps a field that should be one line from starting lines of its own.
