@@ -39,10 +39,15 @@ type tierMatcher struct {
 }
 
 // eligible reports whether a pair may be matched at tier. File-level truth items or findings
-// (no line) are within any line window of the same file; L2 then asks for the text.
+// (no line) are within any line window of the same file; L2 then asks for the text. At L3 the
+// judge's answer decides; a pair it failed on falls back to L2's rule, so that a judge error
+// is never a miss the deterministic tiers would not have had.
 func (m tierMatcher) eligible(tier string, s *scoredSample, t, f int) bool {
 	if tier == TierL3 {
-		return m.same[s.key(t, f)]
+		if same, ok := m.same[s.key(t, f)]; ok {
+			return same
+		}
+		tier = TierL2
 	}
 	p := s.pair(t, f)
 	if p.body {

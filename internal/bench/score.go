@@ -132,9 +132,9 @@ func JudgeCandidates(in ScoreInput) []JudgePair {
 
 // UnmatchedAtL3 are the findings that the judge's "same issue" answers leave unmatched once
 // tier L3's one-to-one assignment is made: the judge is asked next whether each is plausible.
-func UnmatchedAtL3(in ScoreInput, same map[PairKey]bool) []JudgeFinding {
+func UnmatchedAtL3(in ScoreInput, opts ScoreOptions, same map[PairKey]bool) []JudgeFinding {
 	items, _ := in.collect()
-	m := tierMatcher{same: same}
+	m := tierMatcher{window: opts.LineWindow, threshold: opts.Threshold, same: same}
 	var out []JudgeFinding
 	for _, s := range prepareItems(items) {
 		matched := make([]bool, len(s.preds))

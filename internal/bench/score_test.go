@@ -339,7 +339,7 @@ func TestScoreJudge(t *testing.T) {
 	}
 	same := map[PairKey]bool{{"s0", "t1", "f1"}: true, {"s0", "t2", "f1"}: false, {"s0", "t2", "f2"}: true}
 	var unmatched []FindingKey
-	for _, u := range UnmatchedAtL3(in, same) {
+	for _, u := range UnmatchedAtL3(in, noCI(), same) {
 		unmatched = append(unmatched, u.Key)
 	}
 	if d := cmp.Diff([]FindingKey{{"s0", "f3"}}, unmatched); d != "" {
@@ -522,5 +522,24 @@ func TestPredictions(t *testing.T) {
 	}
 	if d := cmp.Diff(want, Predictions(rep)); d != "" {
 		t.Errorf("predictions (-want +got):\n%s", d)
+	}
+}
+
+// A pair the judge failed on is decided by L2's rule at L3: the error is neither a hit nor a
+// miss the deterministic tiers would not have had.
+func TestScoreJudgeErrorFallsBackToL2(t *testing.T) {
+	t.Parallel()
+	in := runOf(pr{
+		truth:    []Truth{truthAt("t1", "a.go", 10, nilBody)},
+		findings: []finding.Finding{findingAt("f1", "a.go", 10, nilTitle, nilBody2)},
+	})
+	v := &Verdicts{Same: map[PairKey]bool{}, Summary: JudgeSummary{Pairs: 1, Errors: 1}}
+	got := countsOf(ScoreRun(in, noCI(), v))
+	if l2, l3 := got[2], got[3]; l2.TP != 1 || l3.TP != 1 {
+		t.Errorf("L2 %+v, L3 %+v: the judge's error must leave L3 as L2 decided", l2, l3)
+	}
+	v.Same[PairKey{"s0", "t1", "f1"}] = false
+	if l3 := countsOf(ScoreRun(in, noCI(), v))[3]; l3.TP != 0 {
+		t.Errorf("L3 %+v: the judge's no must win over L2", l3)
 	}
 }

@@ -178,7 +178,7 @@ func benchScoreRun(ctx context.Context, f *Factory, o *BenchScoreOptions) error 
 
 	var verdicts *bench.Verdicts
 	if o.Judge != "" {
-		if verdicts, err = judgeRun(ctx, f, o, in, provider.DefaultPrices().Merge(configPrices(cfg.Prices))); err != nil {
+		if verdicts, err = judgeRun(ctx, f, o, in, opts, provider.DefaultPrices().Merge(configPrices(cfg.Prices))); err != nil {
 			return err
 		}
 	}
@@ -202,7 +202,7 @@ func benchScoreRun(ctx context.Context, f *Factory, o *BenchScoreOptions) error 
 
 // judgeRun asks the judge about every candidate pair, then about the findings its answers
 // leave unmatched, so that scoring itself stays pure.
-func judgeRun(ctx context.Context, f *Factory, o *BenchScoreOptions, in bench.ScoreInput, prices provider.Prices) (*bench.Verdicts, error) {
+func judgeRun(ctx context.Context, f *Factory, o *BenchScoreOptions, in bench.ScoreInput, opts bench.ScoreOptions, prices provider.Prices) (*bench.Verdicts, error) {
 	j := o.judge
 	if j == nil {
 		name, model, err := parseJudge(o.Judge)
@@ -219,7 +219,7 @@ func judgeRun(ctx context.Context, f *Factory, o *BenchScoreOptions, in bench.Sc
 	if err != nil {
 		return nil, fmt.Errorf("judge the pairs: %w", err)
 	}
-	unmatched := bench.UnmatchedAtL3(in, same)
+	unmatched := bench.UnmatchedAtL3(in, opts, same)
 	fmt.Fprintf(f.Err, "council: judge %s: %d findings matched no human comment\n", o.Judge, len(unmatched))
 	plausible, err := j.Plausible(ctx, unmatched)
 	if err != nil {
