@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/council-dev/council/internal/bench"
+	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/engine"
 	"github.com/council-dev/council/internal/finding"
 	"github.com/council-dev/council/internal/ledger"
@@ -115,14 +116,13 @@ func (o *BenchRunOptions) validate() error {
 type benchRunner struct {
 	f        *Factory
 	o        *BenchRunOptions
-	provider string
-	client   provider.Client // the provider's client with retries; nil with --replay
-	guard    *ledger.Guard   // the run's budget, shared by every sample; nil without --max-cost
-	stop     atomic.Bool     // the budget is spent: start no more samples
-	repoLock sync.Map        // repository dir -> *sync.Mutex: one fetch at a time per clone
+	guard    *ledger.Guard // the run's budget, shared by every sample; nil without --max-cost
+	stop     atomic.Bool   // the budget is spent: start no more samples
+	repoLock sync.Map      // repository dir -> *sync.Mutex: one fetch at a time per clone
 
 	mu       sync.Mutex
 	manifest bench.RunManifest
+	clients  map[string]provider.Client // by provider name, made when a sample first needs one
 }
 
 func benchRun(ctx context.Context, f *Factory, o *BenchRunOptions) error {
@@ -133,24 +133,23 @@ func benchRun(ctx context.Context, f *Factory, o *BenchRunOptions) error {
 	if samples, err = only(samples, o.Only); err != nil {
 		return err
 	}
-	r := &benchRunner{f: f, o: o, provider: o.Provider}
-	if r.provider == "" {
-		r.provider = envProvider(f.Getenv)
-	}
+	r := &benchRunner{f: f, o: o, clients: map[string]provider.Client{}}
 	if r.manifest, err = readManifest(o.Out); err != nil {
 		return err
 	}
-	r.manifest.RunVersion, r.manifest.Dataset, r.manifest.Provider, r.manifest.MaxCostUSD = bench.RunVersion, o.Dataset, r.provider, o.MaxCost
+	r.manifest.RunVersion, r.manifest.Dataset, r.manifest.MaxCostUSD = bench.RunVersion, o.Dataset, o.MaxCost
 	if r.manifest.Name == "" {
 		r.manifest.Name = filepath.Base(filepath.Clean(o.Out))
 	}
+	// Each sample's provider comes from --provider, else its config, else the environment, as
+	// in council review; stop early when not even the first choice has credentials.
 	if o.ReplayDir == "" {
-		s := settings(f.Getenv, r.provider)
-		if s.APIKey == "" && s.BaseURL == "" {
-			return fmt.Errorf("%s", credentialsHelp)
+		name := o.Provider
+		if name == "" {
+			name = envProvider(f.Getenv)
 		}
-		if r.client, err = modelClient(f, r.provider, s, "", ""); err != nil {
-			return err
+		if s := settings(f.Getenv, name); s.APIKey == "" && s.BaseURL == "" {
+			return fmt.Errorf("%s", credentialsHelp)
 		}
 	}
 	if o.MaxCost > 0 {
@@ -164,8 +163,8 @@ func benchRun(ctx context.Context, f *Factory, o *BenchRunOptions) error {
 		}
 		todo = append(todo, s)
 	}
-	fmt.Fprintf(f.Err, "council: bench run: %s, %d already done, %d to review with %s\n",
-		plural(len(samples), "sample"), len(samples)-len(todo), len(todo), r.provider)
+	fmt.Fprintf(f.Err, "council: bench run: %s, %d already done, %d to review\n",
+		plural(len(samples), "sample"), len(samples)-len(todo), len(todo))
 	prog := newProgress(f.Err, len(todo))
 	work := make(chan bench.Sample)
 	var wg sync.WaitGroup
@@ -243,7 +242,7 @@ func (r *benchRunner) sample(ctx context.Context, s bench.Sample) bench.RunSampl
 	o := r.o
 	sess, err := engine.Open(ctx, engine.Options{
 		Repo: dir, Base: s.Base, Head: s.Head, ConfigPath: o.ConfigPath,
-		Provider: r.provider, DefaultProvider: r.provider, Model: o.Model,
+		Provider: o.Provider, DefaultProvider: envProvider(r.f.Getenv), Model: o.Model,
 		Lenses: o.Lenses, PersonaFiles: o.Personas, NoTools: o.NoTools, NoValidate: o.NoValidate,
 		Title: s.PR.Title, Body: s.PR.Body, Version: Version,
 	})
@@ -253,16 +252,22 @@ func (r *benchRunner) sample(ctx context.Context, s bench.Sample) bench.RunSampl
 	defer sess.Close()
 	cfg := sess.Config
 	prices := provider.DefaultPrices().Merge(configPrices(cfg.Prices))
-	r.noteRun(sess)
+	if err := r.noteRun(sess); err != nil {
+		return fail(bench.StatusFailed, err)
+	}
 
 	var client ledger.Completer
-	switch {
-	case o.ReplayDir != "":
+	if o.ReplayDir != "" {
 		client = provider.Replay(cfg.Provider, filepath.Join(o.ReplayDir, s.ID))
-	case o.RecordDir != "":
-		client = provider.Record(r.client, cfg.Provider, filepath.Join(o.RecordDir, s.ID))
-	default:
-		client = r.client
+	} else {
+		c, err := r.clientFor(cfg)
+		if err != nil {
+			return fail(bench.StatusFailed, err)
+		}
+		client = c
+		if o.RecordDir != "" {
+			client = provider.Record(c, cfg.Provider, filepath.Join(o.RecordDir, s.ID))
+		}
 	}
 	if r.guard != nil {
 		for _, m := range sess.Models() {
@@ -275,7 +280,7 @@ func (r *benchRunner) sample(ctx context.Context, s bench.Sample) bench.RunSampl
 			r.stop.Store(true)
 			return fail(bench.StatusStopped, fmt.Errorf("not started: it needs about $%.4f and $%.4f of --max-cost is left", need, left))
 		}
-		client = r.guard.Through(client)
+		client = r.guard.Through(client, prices)
 	}
 	// Outside the guard, to see its refusals.
 	watch := &budgetWatch{next: client}
@@ -302,6 +307,30 @@ func (r *benchRunner) sample(ctx context.Context, s bench.Sample) bench.RunSampl
 	}
 	rs.CostUSD, rs.WallSeconds = rep.Usage.CostUSD, rep.Usage.WallSeconds
 	return rs
+}
+
+// clientFor is the client of the sample's provider, with retries, shared by every sample on
+// that provider and endpoint.
+func (r *benchRunner) clientFor(cfg config.Config) (provider.Client, error) {
+	s := settings(r.f.Getenv, cfg.Provider)
+	if cfg.BaseURL != "" {
+		s.BaseURL = cfg.BaseURL
+	}
+	if s.APIKey == "" && s.BaseURL == "" {
+		return nil, fmt.Errorf("%s", credentialsHelp)
+	}
+	key := cfg.Provider + " " + s.BaseURL
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.clients[key]; ok {
+		return c, nil
+	}
+	c, err := modelClient(r.f, cfg.Provider, s, "", "")
+	if err != nil {
+		return nil, err
+	}
+	r.clients[key] = c
+	return c, nil
 }
 
 // reviewFailed is the error of a review in which no reviewer succeeded: scoring it would
@@ -439,18 +468,25 @@ func gitAuthHeader(getenv func(string) string, rawURL string) string {
 	return "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+opts.Token))
 }
 
-// noteRun records the run's model and reviewers from the first sample that opens.
-func (r *benchRunner) noteRun(sess *engine.Session) {
+// noteRun records the run's provider, model and reviewers from the first sample that opens,
+// and refuses a sample on another model: one run directory scores one model.
+func (r *benchRunner) noteRun(sess *engine.Session) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.manifest.Model == "" {
-		r.manifest.Model = sess.Config.Model
+	c := sess.Config
+	if r.manifest.Provider == "" {
+		r.manifest.Provider, r.manifest.Model = c.Provider, c.Model
+	}
+	if c.Provider != r.manifest.Provider || c.Model != r.manifest.Model {
+		return fmt.Errorf("this run is on %s %s (run.json), this sample would run on %s %s (flags, or its config): use --provider and --model to pick one, or another --out",
+			r.manifest.Provider, r.manifest.Model, c.Provider, c.Model)
 	}
 	for _, rv := range sess.Reviewers {
 		if !slices.Contains(r.manifest.Reviewers, rv.Name) {
 			r.manifest.Reviewers = append(r.manifest.Reviewers, rv.Name)
 		}
 	}
+	return nil
 }
 
 func (r *benchRunner) status(id string) string {

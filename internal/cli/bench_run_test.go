@@ -237,3 +237,25 @@ func TestBenchRunMaxCostStopsDuringAReview(t *testing.T) {
 		t.Error("a review the budget cut short was saved as if done")
 	}
 }
+
+func TestBenchRunKeepsOneModelPerRunDirectory(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	data := benchDataset(t, repo, "acme-inventory-1", "acme-inventory-2")
+	fake := anthropicDemo(t)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": fake.URL}
+	out := t.TempDir()
+
+	if r := council(t, env, "bench", "run", data, "--out", out, "--only", "acme-inventory-1"); r.code != ExitOK {
+		t.Fatalf("exit %d\n%s", r.code, r.err)
+	}
+	r := council(t, env, "bench", "run", data, "--out", out, "--model", "claude-haiku-4-5")
+	if r.code != ExitIncomplete {
+		t.Fatalf("exit %d, want %d\n%s", r.code, ExitIncomplete, r.err)
+	}
+	m := readRun(t, out)
+	if m.Model != "claude-sonnet-4-5" || m.Samples[1].Status != bench.StatusFailed ||
+		!strings.Contains(m.Samples[1].Error, "this run is on anthropic claude-sonnet-4-5 (run.json), this sample would run on anthropic claude-haiku-4-5") {
+		t.Errorf("run.json: model %q, samples %+v: a second model must not join the run", m.Model, m.Samples)
+	}
+}

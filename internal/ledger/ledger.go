@@ -108,25 +108,29 @@ func NewGuard(next Completer, b Budget, prices provider.Prices) *Guard {
 
 // Complete sends req unless it would exceed the budget.
 func (g *Guard) Complete(ctx context.Context, req provider.Request) (provider.Response, error) {
-	return g.complete(ctx, g.next, req)
+	return g.complete(ctx, g.next, g.prices, req)
 }
 
-// Through returns a client that sends to next under this guard's budget: several clients (one
-// per benchmark sample, each recording or replaying on its own) share one budget.
-func (g *Guard) Through(next Completer) Completer { return &through{g: g, next: next} }
+// Through returns a client that sends to next under this guard's budget, pricing with prices:
+// several clients (one per benchmark sample, each with its own recording and its repository's
+// price table) share one budget.
+func (g *Guard) Through(next Completer, prices provider.Prices) Completer {
+	return &through{g: g, next: next, prices: prices}
+}
 
 type through struct {
-	g    *Guard
-	next Completer
+	g      *Guard
+	next   Completer
+	prices provider.Prices
 }
 
 func (t *through) Complete(ctx context.Context, req provider.Request) (provider.Response, error) {
-	return t.g.complete(ctx, t.next, req)
+	return t.g.complete(ctx, t.next, t.prices, req)
 }
 
-func (g *Guard) complete(ctx context.Context, next Completer, req provider.Request) (provider.Response, error) {
+func (g *Guard) complete(ctx context.Context, next Completer, prices provider.Prices, req provider.Request) (provider.Response, error) {
 	// The most this request can cost: its prompt at the full input price, and a full answer.
-	price, _ := g.prices.Lookup(req.Model)
+	price, _ := prices.Lookup(req.Model)
 	in, out := int64(provider.EstimateTokens(req)), int64(req.MaxTokens)
 	est := in + out
 	estUSD := (float64(in)*price.Input + float64(out)*price.Output) / 1e6
@@ -156,7 +160,7 @@ func (g *Guard) complete(ctx context.Context, next Completer, req provider.Reque
 	g.tokens -= est
 	if err == nil {
 		u := resp.Usage
-		cost, _ := g.prices.Cost(req.Model, u)
+		cost, _ := prices.Cost(req.Model, u)
 		g.usd += cost
 		g.tokens += u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 	}

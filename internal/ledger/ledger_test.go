@@ -168,7 +168,7 @@ func TestGuardThroughSharesTheBudget(t *testing.T) {
 	usage := provider.Usage{InputTokens: 1e6, OutputTokens: 1e5} // $2 an answer
 	g := NewGuard(nil, Budget{MaxUSD: 5}, prices)
 	a, b := &counter{usage: usage}, &counter{usage: usage}
-	for _, c := range []Completer{g.Through(a), g.Through(b), g.Through(a)} {
+	for _, c := range []Completer{g.Through(a, prices), g.Through(b, prices), g.Through(a, prices)} {
 		_, _ = c.Complete(context.Background(), request(1000, 1e5))
 	}
 	if a.calls+b.calls != 2 || b.calls != 1 {
