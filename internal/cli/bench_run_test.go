@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/council-dev/council/internal/bench"
 	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
@@ -257,5 +258,24 @@ func TestBenchRunKeepsOneModelPerRunDirectory(t *testing.T) {
 	if m.Model != "claude-sonnet-4-5" || m.Samples[1].Status != bench.StatusFailed ||
 		!strings.Contains(m.Samples[1].Error, "this run is on anthropic claude-sonnet-4-5 (run.json), this sample would run on anthropic claude-haiku-4-5") {
 		t.Errorf("run.json: model %q, samples %+v: a second model must not join the run", m.Model, m.Samples)
+	}
+}
+
+func TestBenchProgressBarOnATerminal(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	p := &progress{w: &b, terminal: true, total: 4, start: time.Now().Add(-20 * time.Second)}
+	p.done(bench.RunSample{ID: "a", Status: bench.StatusDone, Findings: 3, CostUSD: 0.5}, 0.5)
+	p.done(bench.RunSample{ID: "b", Status: bench.StatusFailed, Error: "clone failed"}, 0.5)
+	p.finish()
+	out := b.String()
+	// Redrawn in place; a failure is printed on a line of its own above the bar.
+	for _, want := range []string{"\r\033[K[#######.......................] 1/4  ETA ", "\r\033[Kcouncil: b failed: clone failed\n", "] 2/4  ETA ", "$0.50"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("progress output lacks %q:\n%q", want, out)
+		}
+	}
+	if !strings.HasSuffix(out, "\n") {
+		t.Errorf("the bar's line is not ended after the run: %q", out)
 	}
 }
