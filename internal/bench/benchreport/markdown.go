@@ -127,15 +127,31 @@ func (p *mdPrinter) breakdown(bd breakdown) {
 	}
 	var rows [][]string
 	for _, g := range gs {
-		for _, t := range p.tiers {
-			row := []string{md(g), t}
-			for _, r := range p.runs {
+		row := []string{md(g)}
+		for _, r := range p.runs {
+			for _, t := range p.tiers {
 				row = append(row, rateCell(bd.By(r.Score), t, g))
 			}
-			rows = append(rows, row)
+		}
+		rows = append(rows, row)
+	}
+	p.table(append([]string{bd.Column}, p.tierColumns()...), rows)
+}
+
+// tierColumns are the headers of a table with a column per run and tier: "L0", "L1", ... for
+// one run, "sonnet L0", ... for several.
+func (p *mdPrinter) tierColumns() []string {
+	var cols []string
+	for _, name := range p.runNames() {
+		for _, t := range p.tiers {
+			if len(p.runs) == 1 {
+				cols = append(cols, t)
+			} else {
+				cols = append(cols, name+" "+t)
+			}
 		}
 	}
-	p.table(append([]string{bd.Column, "Tier"}, p.runNames()...), rows)
+	return cols
 }
 
 func rateCell(by map[string][]bench.Rate, tier, group string) string {
@@ -160,18 +176,33 @@ func (p *mdPrinter) byReviewer() {
 	p.text("Each reviewer's findings matched alone against the truth (micro).")
 	var rows [][]string
 	for _, k := range ks {
-		for _, t := range p.tiers {
-			row := []string{md(k.Name), md(k.Kind), t}
-			for _, r := range p.runs {
+		row := []string{md(k.Name), md(k.Kind)}
+		for _, r := range p.runs {
+			findings := "–"
+			if rv, ok := reviewerOf(r.Score, k); ok {
+				findings = strconv.Itoa(rv.Findings)
+			}
+			row = append(row, findings)
+			for _, t := range p.tiers {
 				row = append(row, reviewerCell(r.Score, k, t))
 			}
-			rows = append(rows, row)
 		}
+		rows = append(rows, row)
 	}
-	p.table(append([]string{"Reviewer", "Kind", "Tier"}, p.runNames()...), rows)
+	header := []string{"Reviewer", "Kind"}
+	cols := p.tierColumns()
+	for i, name := range p.runNames() {
+		if len(p.runs) == 1 {
+			header = append(header, "Findings")
+		} else {
+			header = append(header, name+" findings")
+		}
+		header = append(header, cols[i*len(p.tiers):(i+1)*len(p.tiers)]...)
+	}
+	p.table(header, rows)
 }
 
-// reviewerCell is "R 0.40 · P 0.55 · 12 findings"; "–" when the run has no such reviewer or tier.
+// reviewerCell is "R 0.40 · P 0.55"; "–" when the run has no such reviewer or tier.
 func reviewerCell(s bench.Score, k reviewerKey, tier string) string {
 	rv, ok := reviewerOf(s, k)
 	if !ok {
@@ -179,7 +210,7 @@ func reviewerCell(s bench.Score, k reviewerKey, tier string) string {
 	}
 	for _, ts := range rv.Tiers {
 		if ts.Tier == tier {
-			return fmt.Sprintf("R %s · P %s · %s", num(ts.Micro.Recall), num(ts.Micro.Precision), plural(rv.Findings, "finding"))
+			return fmt.Sprintf("R %s · P %s", num(ts.Micro.Recall), num(ts.Micro.Precision))
 		}
 	}
 	return "–"
