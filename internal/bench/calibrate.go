@@ -181,7 +181,7 @@ func Calibrate(in ScoreInput, labels []Label, opts ScoreOptions) (Calibration, e
 		if s == nil {
 			switch {
 			case !inDataset[l.Sample]:
-				errs = append(errs, fmt.Errorf("%s: unknown sample %q: the dataset has no such sample", l.Pos, l.Sample))
+				errs = append(errs, fmt.Errorf("%s: unknown sample %q: the dataset has no such sample (\"sample\" is a sample's id, its file name without .json)", l.Pos, l.Sample))
 			default:
 				errs = append(errs, fmt.Errorf("%s: sample %q was not scored (%s): label reviewed samples only", l.Pos, l.Sample, why[l.Sample]))
 			}
@@ -190,10 +190,10 @@ func Calibrate(in ScoreInput, labels []Label, opts ScoreOptions) (Calibration, e
 		t := indexWhere(len(s.truth), func(k int) bool { return s.truth[k].ID == l.Truth })
 		f := indexWhere(len(s.preds), func(k int) bool { return s.preds[k].ID == l.Finding })
 		if t < 0 {
-			errs = append(errs, fmt.Errorf("%s: unknown truth %q in sample %q", l.Pos, l.Truth, l.Sample))
+			errs = append(errs, fmt.Errorf("%s: unknown truth %q in sample %q: \"truth\" is the id of one of the sample's truth items", l.Pos, l.Truth, l.Sample))
 		}
 		if f < 0 {
-			hint := ""
+			hint := ": \"finding\" is the id of a finding in the sample's review JSON (reviews/" + l.Sample + ".json)"
 			if filteredFinding(in.Reviews[l.Sample], l.Finding) {
 				hint = ": it was filtered, and filtered findings are not predictions"
 			}

@@ -148,10 +148,10 @@ func TestCalibrateUnknownIDs(t *testing.T) {
 		label   Label
 		wantErr string
 	}{
-		{name: "sample", label: Label{Sample: "nope", Truth: "t1", Finding: "f1", Pos: "l:4"}, wantErr: `l:4: unknown sample "nope"`},
+		{name: "sample", label: Label{Sample: "nope", Truth: "t1", Finding: "f1", Pos: "l:4"}, wantErr: `l:4: unknown sample "nope": the dataset has no such sample ("sample" is a sample's id, its file name without .json)`},
 		{name: "sample not scored", label: Label{Sample: "s9", Truth: "t1", Finding: "f1", Pos: "l:4"}, wantErr: `l:4: sample "s9" was not scored (stopped before its review finished)`},
-		{name: "truth", label: Label{Sample: "s0", Truth: "t7", Finding: "f1", Pos: "l:4"}, wantErr: `l:4: unknown truth "t7" in sample "s0"`},
-		{name: "finding", label: Label{Sample: "s0", Truth: "t1", Finding: "f7", Pos: "l:4"}, wantErr: `l:4: unknown finding "f7" in the review of sample "s0"`},
+		{name: "truth", label: Label{Sample: "s0", Truth: "t7", Finding: "f1", Pos: "l:4"}, wantErr: `l:4: unknown truth "t7" in sample "s0": "truth" is the id of one of the sample's truth items`},
+		{name: "finding", label: Label{Sample: "s0", Truth: "t1", Finding: "f7", Pos: "l:4"}, wantErr: `l:4: unknown finding "f7" in the review of sample "s0": "finding" is the id of a finding in the sample's review JSON (reviews/s0.json)`},
 		{name: "filtered finding", label: Label{Sample: "s0", Truth: "t1", Finding: "f4", Pos: "l:4"}, wantErr: "it was filtered"},
 	}
 	for _, tt := range tests {

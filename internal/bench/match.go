@@ -111,7 +111,7 @@ func prepareSamples(in []sampleInput) []scoredSample {
 			docs = append(docs, Tokens(truthText(t)))
 		}
 		for _, p := range s.preds {
-			docs = append(docs, Tokens(predictionText(p)))
+			docs = append(docs, predictionTokens(p))
 		}
 	}
 	vecs := vectorize(docs)
@@ -146,8 +146,10 @@ func canonicalOrder[T any](xs []T, id func(T) string) []int {
 
 func truthText(t Truth) string { return t.Body }
 
-func predictionText(p Prediction) string {
-	return p.Title + "\n" + p.Body + "\n" + p.Quote
+// predictionTokens are the tokens of a finding's title, body and quote. The title and body
+// are Markdown; the quote is code copied from the diff, read as written.
+func predictionTokens(p Prediction) []string {
+	return append(Tokens(p.Title+"\n"+p.Body), codeTokens(p.Quote)...)
 }
 
 func pairOf(t Truth, p Prediction) matchPair {

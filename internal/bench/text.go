@@ -17,14 +17,15 @@ import (
 // tokStopWords are English words too common in review comments to say what one is about.
 var tokStopWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again all also am an and any are aren as at
-		be been before being below both but by can could couldn did didn do does doesn doing don done
-		down during each else etc few for from further had has hasn have haven having he her here hers
-		him his how however if in into is isn it its itself just let ll me might more most must my no
-		nor not now of off on once only or other our ours out over own please re same shall she should
-		shouldn so some such than that the their theirs them then there these they this those through
-		thus to too under until up us ve very was wasn we were weren what when where which while who
-		whom why will with won would wouldn yes yet you your yours`) {
+	for _, w := range strings.Fields(`a about above after again all also am an and any are aren as
+		at be been before being below both but by can could couldn did didn do does doesn doing don
+		done down during each else etc few for from further had hadn has hasn have haven having he
+		her here hers him his how however if in into is isn it its itself just let ll me might mightn
+		more most must mustn my needn no nor not now of off on once only or other our ours out over
+		own please re same shall shan she should shouldn so some such than that the their theirs them
+		then there these they this those through thus to too under until up us ve very was wasn we
+		were weren what when where which while who whom why will with won would wouldn yes yet you
+		your yours`) {
 		m[w] = true
 	}
 	return m
@@ -41,46 +42,88 @@ var (
 
 // Tokens splits a review comment into the lowercase tokens text similarity compares: the words
 // of the text with camelCase and snake_case identifiers split into their parts, plus each code
-// span's content whole. English stop words, one-letter tokens, URLs, link targets, HTML tags
-// and entities, and code-fence markers are left out.
+// span's content whole. English stop words, one-letter tokens, code-fence markers, and, outside
+// code, URLs, link targets, HTML tags and entities are left out.
 func Tokens(text string) []string {
 	var out []string
-	emit := func(tok string) {
-		if utf8.RuneCountInString(tok) < 2 || tokStopWords[tok] {
-			return
+	emit := tokEmitter(&out)
+	// Code, in a fenced block or a span, is words as written: only prose goes through
+	// tokDenoise, which would take `Vec<u8>` for an HTML tag.
+	var segs []tokSegment
+	for _, block := range tokFencedBlocks(text) {
+		if block.code {
+			segs = append(segs, block)
+			continue
 		}
-		out = append(out, tok)
+		segs = tokCodeSpans(block.text, segs, func(span string) {
+			emit(strings.ToLower(strings.TrimSpace(tokSpacesRE.ReplaceAllString(span, " "))))
+		})
 	}
-	prose := tokCodeSpans(tokDropFences(text), func(span string) {
-		emit(strings.ToLower(strings.TrimSpace(tokSpacesRE.ReplaceAllString(span, " "))))
-	})
-	for _, w := range tokWords(tokDenoise(prose)) {
-		tokSplitIdentifier(w, func(part string) { emit(strings.ToLower(part)) })
+	for _, seg := range segs {
+		text := seg.text
+		if !seg.code {
+			text = tokDenoise(text)
+		}
+		tokEmitWords(text, emit)
 	}
 	return out
 }
 
-// tokDropFences removes the ``` lines of fenced code blocks (with their info string, such as
-// "suggestion" or "go") and keeps the code between them as text.
-func tokDropFences(s string) string {
-	if !strings.Contains(s, tokFence) {
-		return s
-	}
-	lines := strings.Split(s, "\n")
-	kept := lines[:0]
-	for _, l := range lines {
-		if !strings.HasPrefix(strings.TrimSpace(l), tokFence) {
-			kept = append(kept, l)
-		}
-	}
-	return strings.Join(kept, "\n")
+// codeTokens are the tokens of code as written, such as a finding's quote: its words, split as
+// identifiers. Nothing in code is Markdown, so nothing is taken for markup.
+func codeTokens(code string) []string {
+	var out []string
+	tokEmitWords(code, tokEmitter(&out))
+	return out
 }
 
-// tokCodeSpans calls span with the content of each inline code span and returns s with the
-// backticks removed, so that the content is tokenized as text as well.
-func tokCodeSpans(s string, span func(string)) string {
+// tokEmitter appends to out each token that is not a stop word or a single letter.
+func tokEmitter(out *[]string) func(string) {
+	return func(tok string) {
+		if utf8.RuneCountInString(tok) < 2 || tokStopWords[tok] {
+			return
+		}
+		*out = append(*out, tok)
+	}
+}
+
+func tokEmitWords(text string, emit func(string)) {
+	for _, w := range tokWords(text) {
+		tokSplitIdentifier(w, func(part string) { emit(strings.ToLower(part)) })
+	}
+}
+
+// tokSegment is a piece of a comment, in order: prose, or code.
+type tokSegment struct {
+	text string
+	code bool
+}
+
+// tokFencedBlocks splits s into prose and the code of its fenced code blocks; the ``` lines
+// themselves (with their info string, such as "suggestion" or "go") are left out.
+func tokFencedBlocks(s string) []tokSegment {
+	if !strings.Contains(s, tokFence) {
+		return []tokSegment{{text: s}}
+	}
+	var out []tokSegment
+	var cur []string
+	code := false
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), tokFence) {
+			cur = append(cur, l)
+			continue
+		}
+		out = append(out, tokSegment{text: strings.Join(cur, "\n"), code: code})
+		cur, code = nil, !code
+	}
+	return append(out, tokSegment{text: strings.Join(cur, "\n"), code: code})
+}
+
+// tokCodeSpans appends to segs the prose of s and the content of each of its inline code
+// spans, in order, and calls span with each span's content.
+func tokCodeSpans(s string, segs []tokSegment, span func(string)) []tokSegment {
 	if !strings.Contains(s, "`") {
-		return s
+		return append(segs, tokSegment{text: s})
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); {
@@ -93,7 +136,6 @@ func tokCodeSpans(s string, span func(string)) string {
 		for i+n < len(s) && s[i+n] == '`' {
 			n++
 		}
-		delim := s[i : i+n]
 		end := tokClosingRun(s[i+n:], n)
 		if end < 0 { // an unmatched backtick is punctuation
 			b.WriteByte(' ')
@@ -102,12 +144,11 @@ func tokCodeSpans(s string, span func(string)) string {
 		}
 		content := s[i+n : i+n+end]
 		span(content)
-		b.WriteByte(' ')
-		b.WriteString(content)
-		b.WriteByte(' ')
-		i += n + end + len(delim)
+		segs = append(segs, tokSegment{text: b.String()}, tokSegment{text: content, code: true})
+		b.Reset()
+		i += n + end + n
 	}
-	return b.String()
+	return append(segs, tokSegment{text: b.String()})
 }
 
 // tokClosingRun is the offset in s of the first run of exactly n backticks, or -1.
@@ -162,8 +203,12 @@ func tokSplitIdentifier(w string, part func(string)) {
 		var prev rune
 		for i, r := range seg {
 			if i > 0 && unicode.IsUpper(r) {
-				next, _ := utf8.DecodeRuneInString(seg[i+utf8.RuneLen(r):])
-				if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && unicode.IsLower(next)) {
+				rest := seg[i+utf8.RuneLen(r):]
+				next, size := utf8.DecodeRuneInString(rest)
+				// A lone s after capitals is an acronym's plural: URLs, IDs, PRs.
+				after, _ := utf8.DecodeRuneInString(rest[size:])
+				plural := next == 's' && !unicode.IsLower(after)
+				if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && unicode.IsLower(next) && !plural) {
 					part(seg[start:i])
 					start = i
 				}

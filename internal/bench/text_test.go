@@ -36,6 +36,15 @@ func TestTokens(t *testing.T) {
 		},
 		{name: "non-ASCII letters are letters", text: "Größe überprüfen", want: []string{"größe", "überprüfen"}},
 		{name: "empty", text: "", want: nil},
+		// "URLs" is one word, not "UR" and "Ls"; a capital after the plural still splits.
+		{name: "an acronym's plural stays whole", text: "IDs of the PRs, URLsMap CPUsPerNode", want: []string{"ids", "prs", "urls", "map", "cpus", "per", "node"}},
+		{name: "negative contractions are stop words", text: "hadn't mightn't mustn't needn't shan't", want: nil},
+		{
+			// A code span or a fenced block is code, not Markdown: <u8> there is no HTML tag.
+			name: "code is not markup",
+			text: "Copies the `Vec<u8>` buffer\n```rust\nfn n = a<bc && cd>d;\n```\nsee <b>bold</b> text",
+			want: []string{"vec<u8>", "copies", "vec", "u8", "buffer", "fn", "bc", "cd", "see", "bold", "text"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,6 +92,17 @@ func TestTextSimilarity(t *testing.T) {
 				t.Errorf("similarity is not symmetric: %v and %v", got, back)
 			}
 		})
+	}
+}
+
+// TestPredictionTokens: a finding's quote is code from the diff, not Markdown: its <String>
+// is a type argument, its backticks a raw string, and both are words to compare.
+func TestPredictionTokens(t *testing.T) {
+	t.Parallel()
+	p := Prediction{Title: "Unchecked cast", Body: "The `List<String>` cast can fail.", Quote: "names := (List<String>) raw; re := `^x+$`"}
+	want := []string{"list<string>", "unchecked", "cast", "list", "string", "cast", "fail", "names", "list", "string", "raw"}
+	if d := cmp.Diff(want, predictionTokens(p)); d != "" {
+		t.Errorf("predictionTokens (-want +got):\n%s", d)
 	}
 }
 

@@ -44,8 +44,8 @@ JSON Lines file, one labelled (human comment, finding) pair of the run per line:
 
 For every labelled pair, each tier's rule (L0 same file; L1 within the line window; L2 L1 and
 text similarity >= the threshold) is compared with the label: agreement and Cohen's kappa. Then
-L2's threshold is swept from 0.00 to 1.00 in steps of 0.01, and the one with the highest kappa
-(the smallest of equals) is printed with the .council.yaml lines that set it.`,
+L2's threshold is swept from 0.00 to 1.00 in steps of 0.01, and the middle of the first run of
+thresholds with the highest kappa is printed with the .council.yaml lines that set it.`,
 		Example: `  council bench calibrate runs/sonnet --truth bench/mine --labels labels.jsonl
   council bench calibrate runs/sonnet --truth bench/mine --labels labels.jsonl --format json`,
 		Args: cobra.ExactArgs(1),

@@ -61,6 +61,16 @@ func TestNewCmdBenchCalibrateFlags(t *testing.T) {
 	}
 }
 
+// TestBenchCalibrateHelp: the help says which threshold is proposed as docs/bench.md and
+// bench.Calibrate do: the middle of the first run of best thresholds, not its smallest.
+func TestBenchCalibrateHelp(t *testing.T) {
+	t.Parallel()
+	long := NewCmdBenchCalibrate(&Factory{}, nil).Long
+	if !strings.Contains(long, "the middle of the first run of\nthresholds with the highest kappa") || strings.Contains(long, "smallest") {
+		t.Errorf("the help does not say the middle of the best range is proposed:\n%s", long)
+	}
+}
+
 // calibrationLabels: f1 is the same issue as 101 and f2 is not, though both are in its file
 // (and 20 lines apart: within a window of 20, only the text tells them apart).
 const calibrationLabels = `{"sample":"s1","truth":"101","finding":"f1","same":true}

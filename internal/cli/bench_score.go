@@ -324,6 +324,13 @@ func printScore(w io.Writer, sc bench.Score) {
 		fmt.Fprintf(w, "; %d not scored", len(sc.NotScored))
 	}
 	fmt.Fprintf(w, "\n\n%-4s  %-32s  %-18s  %-18s  %-18s  %5s  %5s  %5s\n", "tier", "hit when", "precision", "recall", "F1", "TP", "FP", "FN")
+	// Without resamples there is no interval: [0.00, 0.00] would read as one.
+	withCI := func(v float64, ci [2]float64) string {
+		if sc.Options.Bootstrap <= 0 {
+			return fmt.Sprintf("%.2f", v)
+		}
+		return fmt.Sprintf("%.2f [%.2f, %.2f]", v, ci[0], ci[1])
+	}
 	for _, t := range sc.Tiers {
 		fmt.Fprintf(w, "%-4s  %-32s  %-18s  %-18s  %-18s  %5d  %5d  %5d\n", t.Tier, t.Description,
 			withCI(t.Micro.Precision, t.Micro.PrecisionCI), withCI(t.Micro.Recall, t.Micro.RecallCI),
@@ -331,6 +338,8 @@ func printScore(w io.Writer, sc bench.Score) {
 	}
 	if sc.Options.Bootstrap > 0 {
 		fmt.Fprintf(w, "micro-averaged; [95%% bootstrap interval over %d resamples of the samples]\n", sc.Options.Bootstrap)
+	} else {
+		fmt.Fprintln(w, "micro-averaged; no intervals (--bootstrap 0)")
 	}
 	fmt.Fprintf(w, "\nfindings per PR %.1f, redundancy %.1f%% (%d duplicates)\n", sc.FindingsPerPR, 100*sc.Redundancy, sc.Duplicates)
 	fmt.Fprintf(w, "cost per PR $%.4f mean, $%.4f median, $%.2f in all; %.0fs mean, %.0fs max\n",
@@ -345,8 +354,4 @@ func printScore(w io.Writer, sc bench.Score) {
 			fmt.Fprintf(w, "  %s: %s\n", n.ID, n.Reason)
 		}
 	}
-}
-
-func withCI(v float64, ci [2]float64) string {
-	return fmt.Sprintf("%.2f [%.2f, %.2f]", v, ci[0], ci[1])
 }

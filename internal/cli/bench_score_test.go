@@ -224,6 +224,10 @@ func TestBenchScoreConfigAndOut(t *testing.T) {
 	if sc.Options.Threshold != 0.95 || sc.Options.LineWindow != 20 {
 		t.Errorf("options = %+v, want the config's", sc.Options)
 	}
+	// Without resamples there are no intervals to print: [0.00, 0.00] would read as one.
+	if strings.Contains(r.out, "[0.00, 0.00]") || !strings.Contains(r.out, "no intervals (--bootstrap 0)") {
+		t.Errorf("--bootstrap 0 prints intervals:\n%s", r.out)
+	}
 	// A flag beats the config.
 	r = council(t, nil, "bench", "score", s.runDir, "--truth", s.dataset, "--config", cfg, "--out", out, "--threshold", "0.1")
 	if r.code != ExitOK {
