@@ -247,12 +247,14 @@ func SelectRound(h History, ignore []string) (Round, error) {
 		}
 	}
 	if first == nil {
-		if len(bots) == 0 {
-			return Round{}, skipPR("%s", NoHumanReview)
-		}
 		names := make([]string, 0, len(bots))
 		for l := range bots {
-			names = append(names, l)
+			if l != "" { // an account with no login (deleted) has no name to give
+				names = append(names, l)
+			}
+		}
+		if len(names) == 0 {
+			return Round{}, skipPR("%s", NoHumanReview)
 		}
 		slices.Sort(names)
 		return Round{}, skipPR("%s (left out as bots or AI reviewers: %s)", NoHumanReview, strings.Join(names, ", "))

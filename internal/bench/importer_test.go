@@ -96,6 +96,19 @@ func TestSelectRoundHead(t *testing.T) {
 			wantSkip: NoHumanReview + " (left out as bots or AI reviewers: reviewer-app)",
 		},
 		{
+			name: "an account with no login is named by none",
+			reviews: []PRReview{
+				review(1, "", "COMMENTED", long, c0, 1),
+				review(2, "helper[bot]", "COMMENTED", long, c0, 2),
+			},
+			wantSkip: NoHumanReview + " (left out as bots or AI reviewers: helper[bot])",
+		},
+		{
+			name:     "no login alone",
+			reviews:  []PRReview{review(1, "", "COMMENTED", long, c0, 1)},
+			wantSkip: NoHumanReview,
+		},
+		{
 			name:     "only the author",
 			reviews:  []PRReview{review(1, "dev", "COMMENTED", long, c0, 1)},
 			wantSkip: NoHumanReview,

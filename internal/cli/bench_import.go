@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -53,12 +53,12 @@ without code (listed in the sample's dropped, with the reason), each with its ki
 asks a question, its thread's replies, and whether it was addressed (its thread resolved, or its
 lines changed before the merge).
 
-Commits come from --clone DIR (fetched from its origin when missing, then from GitHub), else from a
-cached clone under the user cache directory. A commit force-pushed away is fetched by its SHA; a
-pull request whose first reviewed commit cannot be fetched is skipped. Samples already in DIR are
-kept unless --force. With --repo, pull requests are read newest first and drafts are skipped;
---limit counts the samples the listing leaves in DIR, those imported before included, and skipped
-pull requests not at all.
+Commits come from --clone DIR, a clone (fetched from its origin when missing, then from GitHub; a
+new or empty DIR becomes one), else from a cached clone under the user cache directory. A commit
+force-pushed away is fetched by its SHA; a pull request whose first reviewed commit cannot be
+fetched is skipped. Samples already in DIR are kept unless --force. With --repo, pull requests are
+read newest first and drafts are skipped; --limit counts the samples the listing leaves in DIR,
+those imported before included, and skipped pull requests not at all.
 
 GitHub credentials are read as for council review --pr: GITHUB_TOKEN or GH_TOKEN (or a GitHub
 App's GITHUB_APP_ID, GITHUB_APP_INSTALLATION_ID, GITHUB_APP_PRIVATE_KEY), GITHUB_API_URL for
@@ -216,7 +216,7 @@ func (r *importRun) listing(ctx context.Context) error {
 		if !r.o.since.IsZero() && !p.CreatedAt.IsZero() && p.CreatedAt.Before(r.o.since) {
 			return false, nil // newest first: every later one is older still
 		}
-		if p.Draft {
+		if p.Draft && (r.o.Force || !r.holds(owner, repo, p.Number)) {
 			r.skip(owner, repo, p.Number, fmt.Sprintf("#%d", p.Number), "a draft pull request")
 			return true, r.saveLog()
 		}
@@ -241,7 +241,7 @@ func (r *importRun) one(ctx context.Context, im *bench.Importer, owner, repo str
 	id := bench.SampleID(owner, repo, n)
 	name := owner + "/" + repo
 	if !r.o.Force {
-		if _, err := os.Stat(filepath.Join(r.o.Out, id+".json")); err == nil {
+		if r.holds(owner, repo, n) {
 			fmt.Fprintf(r.f.Err, "kept %s: already in %s (--force imports it again)\n", id, r.o.Out)
 			if !r.logged(name, n) {
 				r.log.Record(bench.ImportEntry{Repo: name, Number: n, ID: id})
@@ -269,6 +269,12 @@ func (r *importRun) one(ctx context.Context, im *bench.Importer, owner, repo str
 	fmt.Fprintf(r.f.Err, "imported %s: %d truth items (%d dropped), head %s (first review by %s)\n",
 		id, len(s.Truth), len(s.Dropped), s.Head[:7], res.Reviewer)
 	return true, r.saveLog()
+}
+
+// holds reports whether the dataset has the sample of owner/repo#n.
+func (r *importRun) holds(owner, repo string, n int) bool {
+	_, err := os.Stat(filepath.Join(r.o.Out, bench.SampleID(owner, repo, n)+".json"))
+	return err == nil
 }
 
 func (r *importRun) skip(owner, repo string, n int, label, reason string) {
@@ -302,7 +308,7 @@ func (r *importRun) importer(ctx context.Context, owner, repo string) (*bench.Im
 			return nil, err
 		}
 	}
-	g, err := source.InitGit(ctx, dir)
+	g, err := openClone(ctx, dir, r.o.Clone != "")
 	if err != nil {
 		return nil, fmt.Errorf("open the clone of %s/%s: %w", owner, repo, err)
 	}
@@ -318,12 +324,28 @@ func (r *importRun) importer(ctx context.Context, owner, repo string) (*bench.Im
 			c.sources = append(c.sources, fetchSource{remote: "origin"})
 		}
 	}
-	header := ""
-	if opts, err := githubOptions(r.f.Getenv); err == nil && opts.Token != "" {
-		header = "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+opts.Token))
-	}
-	c.sources = append(c.sources, fetchSource{remote: remote, header: header})
+	c.sources = append(c.sources, fetchSource{remote: remote, cred: gitCredential(r.f.Getenv, r.gh.BaseURL())})
 	return &bench.Importer{GitHub: githubHistory{r.gh}, Git: c, Ignore: r.ignore, Repo: where}, nil
+}
+
+// openClone opens the repository at dir, or makes one of a directory that does not exist yet
+// or is empty. The user's own --clone (theirs) inside a work tree is that work tree; a
+// directory of theirs that holds other things is refused, never made a repository.
+func openClone(ctx context.Context, dir string, theirs bool) (*source.Git, error) {
+	entries, err := os.ReadDir(dir)
+	if !theirs || errors.Is(err, fs.ErrNotExist) || (err == nil && len(entries) == 0) {
+		return source.InitGit(ctx, dir)
+	}
+	g, err := source.OpenGit(ctx, dir)
+	if err != nil {
+		// source's error speaks of review's --repo; say what to do here instead.
+		cause := err
+		if u := errors.Unwrap(err); u != nil {
+			cause = u
+		}
+		return nil, fmt.Errorf("--clone %s is not a git repository: give a clone of the repository, or a new directory to make one in: %w", dir, cause)
+	}
+	return g, nil
 }
 
 // githubHistory reads a pull request's history through the GitHub client, in the importer's
@@ -339,7 +361,7 @@ func (h githubHistory) History(ctx context.Context, owner, repo string, n int) (
 	}
 	out := bench.History{
 		PR: bench.PullRequest{
-			Number: gh.PR.Number, Title: gh.PR.Title, Body: gh.PR.Body, Author: gh.PR.Author,
+			Number: gh.PR.Number, Title: gh.PR.Title, Body: gh.PR.Body, Author: accountLogin(gh.PR.Author),
 			BaseRef: gh.PR.BaseRef, BaseSHA: gh.PR.BaseSHA, HeadSHA: gh.PR.HeadSHA, URL: gh.PR.HTMLURL,
 			Merged: gh.PR.Merged,
 		},
@@ -367,7 +389,20 @@ func (h githubHistory) History(ctx context.Context, owner, repo string, n int) (
 }
 
 func historyUser(login, typ string) bench.User {
-	return bench.User{Login: login, Bot: github.User{Login: login, Type: typ}.Bot()}
+	return bench.User{Login: accountLogin(login), Bot: github.User{Login: login, Type: typ}.Bot()}
+}
+
+// ghostLogin is the account GitHub shows for a deleted one, whose user the API returns as null.
+const ghostLogin = "ghost"
+
+// accountLogin is login, or "ghost" for a deleted account: a person all the same, whose
+// review counts. A deleted author and a deleted reviewer are then one account: what such a
+// reviewer said is left out as the author's, rather than the author's notes taken as truth.
+func accountLogin(login string) string {
+	if login == "" {
+		return ghostLogin
+	}
+	return login
 }
 
 // cloneRepo is the importer's git: a local clone, and where to fetch the commits it lacks.
@@ -376,7 +411,11 @@ type cloneRepo struct {
 	sources []fetchSource // tried in order
 }
 
-type fetchSource struct{ remote, header string }
+// fetchSource is a remote to fetch from, and the credential for the URLs it applies to.
+type fetchSource struct {
+	remote string
+	cred   source.Credential
+}
 
 var _ bench.GitRepo = (*cloneRepo)(nil)
 
@@ -394,7 +433,7 @@ func (c *cloneRepo) Fetch(ctx context.Context, sha string) error {
 	}
 	var failed []string
 	for _, s := range c.sources {
-		err := c.g.Fetch(ctx, s.remote, s.header, "+"+sha+":refs/council/bench/"+sha)
+		err := c.g.Fetch(ctx, s.remote, s.cred, "+"+sha+":refs/council/bench/"+sha)
 		if err == nil && c.g.Has(ctx, sha) {
 			return nil
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/base64"
 	"flag"
 	"os"
 	"os/exec"
@@ -536,5 +537,184 @@ func TestBenchImportFlags(t *testing.T) {
 			}
 			tt.check(t, got)
 		})
+	}
+}
+
+// TestBenchImportDeletedAccounts: GitHub serves a deleted account as "user": null. Its reviews
+// were a person's: they count, under GitHub's name for such accounts, "ghost".
+func TestBenchImportDeletedAccounts(t *testing.T) {
+	t.Parallel()
+	s := newImportSetup(t)
+	r := s.repo
+	ctx := context.Background()
+	for n, who := range map[int]string{12: "alice", 13: "bob"} {
+		author := map[int]string{12: "dev", 13: "erin"}[n]
+		s.gh.AddPR("acme", "widget", githubtest.PR{Number: n, Title: "Bound sizes", Author: author, BaseSHA: r.base1, HeadSHA: r.head3}, r.diff(t, r.base0, r.head3), nil)
+		if _, err := s.as[who].CreateReview(ctx, "acme", "widget", n, github.ReviewRequest{
+			Body: "The size limit is applied after parsing; apply it to the input length too, or `parseSize` allocates first.",
+			Comments: []github.ReviewComment{{
+				Path: "size.go", Line: lineOf(t, r.work, r.head3, "size.go", "return min(n, maxSize)"),
+				Body: "A negative size passes this bound: `parseSize(\"-1\")` returns -1 and the caller allocates nothing useful.",
+			}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.gh.DeleteUser("alice") // the reviewer of #12
+	s.gh.DeleteUser("erin")  // the author of #13
+	out := filepath.Join(t.TempDir(), "bench")
+	res := council(t, s.env, "bench", "import", "--pr", "acme/widget#12", "--pr", "acme/widget#13", "--clone", r.clone, "--out", out)
+	for _, want := range []string{
+		"imported acme-widget-12: 2 truth items (0 dropped), head " + r.head3[:7] + " (first review by ghost)",
+		"imported acme-widget-13: 2 truth items (0 dropped), head " + r.head3[:7] + " (first review by bob)",
+	} {
+		if res.code != 0 || !strings.Contains(res.err, want) {
+			t.Fatalf("exit %d, stderr lacks %q:\n%s", res.code, want, res.err)
+		}
+	}
+	type who struct{ Author, Truth0, Truth1 string }
+	for n, want := range map[int]who{12: {"dev", "ghost", "ghost"}, 13: {"ghost", "bob", "bob"}} {
+		smp, err := bench.ReadSample(filepath.Join(out, bench.SampleID("acme", "widget", n)+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := (who{smp.PR.Author, smp.Truth[0].Author, smp.Truth[1].Author}); got != want {
+			t.Errorf("#%d: author %q, truth by %q and %q; want %+v", n, got.Author, got.Truth0, got.Truth1, want)
+		}
+	}
+}
+
+// TestImportFetchKeepsTheTokenOffTheCommandLine: the credential that fetches a commit from
+// GitHub travels in git's environment, scoped to GitHub's host: never in git's arguments,
+// which every user of the machine can read (ps, /proc/PID/cmdline), nor in the error.
+func TestImportFetchKeepsTheTokenOffTheCommandLine(t *testing.T) {
+	// Not parallel: PATH is the process's. A git that notes its arguments and its
+	// configuration environment, then runs the real one.
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	bin := t.TempDir()
+	calls := filepath.Join(bin, "calls")
+	script := "#!/bin/sh\n{ printf 'ARGS'; printf ' %s' \"$@\"; echo; env | grep '^GIT_CONFIG_'; } >> '" + calls + "'\nexec '" + realGit + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil { //nolint:gosec // an executable test helper
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	srv := githubtest.New(t, githubtest.WithToken(importToken))
+	env := map[string]string{"GITHUB_TOKEN": importToken, "GITHUB_API_URL": srv.URL}
+	client, err := github.New(github.Options{Token: importToken, BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &Factory{Getenv: func(k string) string { return env[k] }}
+	r := &importRun{f: f, o: &BenchImportOptions{Clone: filepath.Join(t.TempDir(), "clone")}, gh: client}
+	defer func() {
+		for _, g := range r.clones {
+			_ = g.Close()
+		}
+	}()
+	im, err := r.importer(context.Background(), "acme", "widget")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fake serves no git: the fetch fails, after git was called with the credential.
+	fetchErr := im.Git.Fetch(context.Background(), strings.Repeat("1", 40))
+	if fetchErr == nil {
+		t.Fatal("fetched a commit nothing serves")
+	}
+	data, err := os.ReadFile(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(data)
+	secrets := []string{importToken, base64.StdEncoding.EncodeToString([]byte("x-access-token:" + importToken))}
+	for _, line := range strings.Split(log, "\n") {
+		for _, secret := range secrets {
+			if strings.HasPrefix(line, "ARGS") && strings.Contains(line, secret) {
+				t.Errorf("the credential is on git's command line: %s", line)
+			}
+			if strings.Contains(fetchErr.Error(), secret) {
+				t.Errorf("the credential is in the error: %v", fetchErr)
+			}
+		}
+	}
+	if want := "=http." + srv.WebURL + "/.extraHeader"; !strings.Contains(log, want) {
+		t.Errorf("no git configuration %q that sends the credential to GitHub alone:\n%s", want, log)
+	}
+}
+
+// TestBenchImportRepoKeepsADraftsSample: a draft imported with --pr stays in the dataset, and
+// import.json keeps saying so, when a --repo listing comes across it.
+func TestBenchImportRepoKeepsADraftsSample(t *testing.T) {
+	t.Parallel()
+	s := newImportSetup(t)
+	r := s.repo
+	s.gh.AddPR("acme", "widget", githubtest.PR{Number: 30, Title: "wip", Author: "dev", Draft: true, BaseSHA: r.base1, HeadSHA: r.head3}, r.diff(t, r.base0, r.head3), nil)
+	if _, err := s.as["alice"].CreateReview(context.Background(), "acme", "widget", 30, github.ReviewRequest{
+		Body: "The size limit is applied after parsing; apply it to the input length too, or `parseSize` allocates first.",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "bench")
+	if res := council(t, s.env, "bench", "import", "--pr", "acme/widget#30", "--clone", r.clone, "--out", out); res.code != 0 {
+		t.Fatalf("--pr: exit %d: %s", res.code, res.err)
+	}
+	res := council(t, s.env, "bench", "import", "--repo", "acme/widget", "--limit", "1", "--clone", r.clone, "--out", out)
+	if res.code != 0 || !strings.Contains(res.err, "kept acme-widget-30") {
+		t.Errorf("--repo: exit %d, stderr:\n%s", res.code, res.err)
+	}
+	l, err := bench.ReadImportLog(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]bench.ImportEntry{{Repo: "acme/widget", Number: 30, ID: "acme-widget-30"}}, l.PRs); d != "" {
+		t.Errorf("import.json (-want +got):\n%s", d)
+	}
+}
+
+// TestBenchImportCloneIsAClone: --clone names a clone, which a subdirectory of it names too; a
+// directory with other things in it is refused rather than made a new repository, and a new
+// directory becomes one.
+func TestBenchImportCloneIsAClone(t *testing.T) {
+	t.Parallel()
+	s := newImportSetup(t)
+	r := s.repo
+	s.gh.AddPR("acme", "widget", githubtest.PR{Number: 40, Title: "Bound sizes", Author: "dev", BaseSHA: r.base1, HeadSHA: r.head3}, r.diff(t, r.base0, r.head3), nil)
+	if _, err := s.as["alice"].CreateReview(context.Background(), "acme", "widget", 40, github.ReviewRequest{
+		Body: "The size limit is applied after parsing; apply it to the input length too, or `parseSize` allocates first.",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(r.clone, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeText(t, filepath.Join(sub, "notes.txt"), "mine\n")
+	out := filepath.Join(t.TempDir(), "bench")
+	res := council(t, s.env, "bench", "import", "--pr", "acme/widget#40", "--clone", sub, "--out", out)
+	if res.code != 0 {
+		t.Fatalf("--clone a subdirectory of the clone: exit %d: %s", res.code, res.err)
+	}
+	if _, err := os.Stat(filepath.Join(sub, ".git")); err == nil {
+		t.Error("a new repository was made inside the clone's work tree")
+	}
+	smp, err := bench.ReadSample(filepath.Join(out, "acme-widget-40.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if smp.Repo.Path != r.clone {
+		t.Errorf("repo.path %q, want the clone %q", smp.Repo.Path, r.clone)
+	}
+
+	other := t.TempDir()
+	writeText(t, filepath.Join(other, "notes.txt"), "mine\n")
+	res = council(t, s.env, "bench", "import", "--pr", "acme/widget#40", "--clone", other, "--out", out, "--force")
+	if res.code != ExitUsage || !strings.Contains(res.err, "is not a git repository") {
+		t.Errorf("--clone a directory that is no repository: exit %d: %s", res.code, res.err)
+	}
+	if _, err := os.Stat(filepath.Join(other, ".git")); err == nil {
+		t.Error("a directory that is no repository was made one")
 	}
 }

@@ -1,17 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -138,7 +133,11 @@ func benchMirror(ctx context.Context, f *Factory, o *BenchMirrorOptions) error {
 		return fmt.Errorf("sample %s has no repo.path: pass --clone DIR, a clone of %s holding commits %s and %s",
 			s.ID, orUnknown(s.Repo.URL), short(s.Base), short(s.Head))
 	}
-	if err := hasCommits(ctx, clone, s); err != nil {
+	from := "--clone"
+	if o.Clone == "" {
+		from = "the sample's repo.path"
+	}
+	if err := hasCommits(ctx, clone, from, s); err != nil {
 		return err
 	}
 	ghOpts, err := githubOptions(f.Getenv)
@@ -158,12 +157,8 @@ func benchMirror(ctx context.Context, f *Factory, o *BenchMirrorOptions) error {
 	if remote == "" {
 		remote = fmt.Sprintf("%s/%s/%s.git", web, owner, sandbox)
 	}
-	header := ""
-	if ghOpts.Token != "" {
-		header = "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+ghOpts.Token))
-	}
 	baseBranch, headBranch := mirrorBranches(s.ID)
-	if err := pushCommits(ctx, clone, remote, web+"/", header,
+	if err := pushCommits(ctx, clone, remote, gitCredential(f.Getenv, gh.BaseURL()),
 		"+"+s.Base+":refs/heads/"+baseBranch, "+"+s.Head+":refs/heads/"+headBranch); err != nil {
 		return fmt.Errorf("push sample %s to %s: %w", s.ID, shownURL(remote), err)
 	}
@@ -206,11 +201,18 @@ func benchMirror(ctx context.Context, f *Factory, o *BenchMirrorOptions) error {
 	return reviewRun(ctx, f, ro)
 }
 
-// hasCommits checks that the clone holds the sample's commits before anything is pushed.
-func hasCommits(ctx context.Context, dir string, s bench.Sample) error {
+// hasCommits checks that the clone holds the sample's commits before anything is pushed; from
+// says where dir came from.
+func hasCommits(ctx context.Context, dir, from string, s bench.Sample) error {
 	g, err := source.OpenGit(ctx, dir)
 	if err != nil {
-		return fmt.Errorf("--clone: %w", err)
+		// source's error speaks of review's --repo; say what to do here instead.
+		cause := err
+		if u := errors.Unwrap(err); u != nil {
+			cause = u
+		}
+		return fmt.Errorf("%s (%s) is not a git repository: pass --clone DIR, a clone holding commits %s and %s of %s: %w",
+			dir, from, short(s.Base), short(s.Head), orUnknown(s.Repo.URL), cause)
 	}
 	defer g.Close()
 	for _, c := range []struct{ name, sha string }{{"base", s.Base}, {"head", s.Head}} {
@@ -251,44 +253,15 @@ func shownURL(remote string) string {
 	return remote
 }
 
-// pushCommits pushes refspecs from the repository at dir to remote. header, a credential, is
-// sent to URLs under hostPrefix only, and travels in the environment: never in the command
-// line (which other users of the machine can read), the repository's config or an error.
-func pushCommits(ctx context.Context, dir, remote, hostPrefix, header string, refspecs ...string) error {
-	// --no-verify: the clone's pre-push hooks are about its own work, not a replay of
-	// someone else's commits.
-	args := append([]string{"push", "--quiet", "--no-verify", remote}, refspecs...)
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = withHeader(append(os.Environ(), "GIT_TERMINAL_PROMPT=0"), hostPrefix, header)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if remote != shownURL(remote) {
-			msg = strings.ReplaceAll(msg, remote, shownURL(remote))
-		}
-		return fmt.Errorf("git push: %w: %s", err, msg)
+// pushCommits pushes refspecs from the repository at dir to remote, with the credential
+// for the URLs it applies to.
+func pushCommits(ctx context.Context, dir, remote string, cred source.Credential, refspecs ...string) error {
+	g, err := source.OpenGit(ctx, dir)
+	if err != nil {
+		return err
 	}
-	return nil
-}
-
-// withHeader adds to env the git configuration that sends header with every HTTP request to
-// a URL under hostPrefix, after any configuration env already passes the same way.
-func withHeader(env []string, hostPrefix, header string) []string {
-	if header == "" {
-		return env
-	}
-	n := 0
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "GIT_CONFIG_COUNT="); ok {
-			n, _ = strconv.Atoi(v) // the last one counts, as for exec
-		}
-	}
-	return append(env,
-		fmt.Sprintf("GIT_CONFIG_KEY_%d=http.%s.extraHeader", n, hostPrefix),
-		fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, header),
-		fmt.Sprintf("GIT_CONFIG_COUNT=%d", n+1))
+	defer g.Close()
+	return g.Push(ctx, remote, cred, refspecs...)
 }
 
 // mirrorTitle is the sandbox pull request's title: "[sample #N] original title".
@@ -301,14 +274,19 @@ func mirrorTitle(s bench.Sample) string {
 // made (the ground truth).
 func mirrorBody(s bench.Sample, council string) string {
 	name := originalRepo(s)
-	owner, _, _ := strings.Cut(name, "/")
 	link := s.PR.URL
 	if link == "" && name != "" {
 		link = fmt.Sprintf("https://github.com/%s/pull/%d", name, s.PR.Number)
 	}
-	ref := fmt.Sprintf("%s#%d", name, s.PR.Number)
+	// owner/repo#N links back to the original; a bare #N would link to the sandbox's own
+	// pull request of that number.
+	orig := fmt.Sprintf("%s#%d", name, s.PR.Number)
+	if name == "" {
+		orig = fmt.Sprintf("pull request %d", s.PR.Number)
+	}
+	ref := orig
 	if link != "" {
-		ref = fmt.Sprintf("[%s](%s)", ref, link)
+		ref = fmt.Sprintf("[%s](%s)", orig, link)
 	}
 	by := ""
 	if s.PR.Author != "" {
@@ -319,8 +297,8 @@ func mirrorBody(s bench.Sample, council string) string {
 		comments = "1 human top-level review comment"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Mirrors the diff the human reviewers first saw on %s#%d ('%s'%s) for the %s benchmark. base(fork)=%s head(as-reviewed)=%s\n\n",
-		owner, s.PR.Number, s.PR.Title, by, council, s.Base, s.Head)
+	fmt.Fprintf(&b, "Mirrors the diff the human reviewers first saw on %s ('%s'%s) for the %s benchmark. base(fork)=%s head(as-reviewed)=%s\n\n",
+		orig, s.PR.Title, by, council, s.Base, s.Head)
 	fmt.Fprintf(&b, "Benchmark sample reproducing the as-first-reviewed state of %s", ref)
 	if s.PR.Author != "" {
 		fmt.Fprintf(&b, " (by @%s)", s.PR.Author)

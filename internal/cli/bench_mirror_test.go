@@ -2,7 +2,7 @@ package cli
 
 import (
 	"context"
-	"os/exec"
+	"encoding/base64"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,7 +98,7 @@ func TestBenchMirrorPushesOpensAndReviews(t *testing.T) {
 	}
 	want := github.PR{
 		Number: 1, Title: "[sample #7] Reserve stock and export reports", Author: githubtest.DefaultLogin,
-		Body: "Mirrors the diff the human reviewers first saw on acme#7 ('Reserve stock and export reports' by @dev) for the Council benchmark. " +
+		Body: "Mirrors the diff the human reviewers first saw on acme/inventory#7 ('Reserve stock and export reports' by @dev) for the Council benchmark. " +
 			"base(fork)=" + m.s.Base + " head(as-reviewed)=" + m.s.Head + "\n\n" +
 			"Benchmark sample reproducing the as-first-reviewed state of [acme/inventory#7](https://github.com/acme/inventory/pull/7) (by @dev).\n" +
 			"This PR's diff equals what the human reviewers first saw: fork point `" + m.s.Base[:12] + "` → earliest human-reviewed commit `" + m.s.Head[:12] +
@@ -176,6 +176,15 @@ func TestBenchMirrorRefusals(t *testing.T) {
 			want: "sample acme-inventory-7 has no repo.path: pass --clone DIR",
 		},
 		{
+			name: "repo.path is no repository",
+			change: func(t *testing.T, m *mirrorSetup) []string {
+				m.s.Repo.Path = filepath.Join(t.TempDir(), "moved")
+				m.rewrite(t)
+				return nil
+			},
+			want: "is not a git repository: pass --clone DIR, a clone holding commits",
+		},
+		{
 			name: "clone without the commits",
 			change: func(t *testing.T, _ *mirrorSetup) []string {
 				other := filepath.Join(t.TempDir(), "other")
@@ -212,8 +221,13 @@ func TestBenchMirrorRefusals(t *testing.T) {
 			if !strings.Contains(r.err, tt.want) {
 				t.Errorf("stderr lacks %q:\n%s", tt.want, r.err)
 			}
-			if strings.Contains(r.err, prToken) {
-				t.Errorf("stderr shows the token:\n%s", r.err)
+			for _, secret := range []string{prToken, base64.StdEncoding.EncodeToString([]byte("x-access-token:" + prToken))} {
+				if strings.Contains(r.err, secret) {
+					t.Errorf("stderr shows the token:\n%s", r.err)
+				}
+			}
+			if strings.Contains(r.err, "--repo") {
+				t.Errorf("stderr names --repo, a flag bench mirror does not have:\n%s", r.err)
 			}
 		})
 	}
@@ -280,32 +294,6 @@ func TestNewCmdBenchMirrorFlags(t *testing.T) {
 	}
 }
 
-// TestPushHeaderOnlyForGitHub: the credential git is given applies to the GitHub host alone,
-// whatever remote the push is sent to.
-func TestPushHeaderOnlyForGitHub(t *testing.T) {
-	t.Parallel()
-	env := withHeader([]string{"HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_COUNT=1",
-		"GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=someone"}, "https://github.com/", "Authorization: Basic c2VjcmV0")
-	tests := []struct{ url, want string }{
-		{"https://github.com/me/sandbox.git", "Authorization: Basic c2VjcmV0"},
-		{"https://github.com.evil.example/me/sandbox.git", ""},
-		{"https://gitlab.example/me/sandbox.git", ""},
-	}
-	for _, tt := range tests {
-		cmd := exec.Command("git", "config", "--get-urlmatch", "http.extraHeader", tt.url)
-		cmd.Env = env
-		out, _ := cmd.Output() // exit 1 when nothing matches
-		if got := strings.TrimSpace(string(out)); got != tt.want {
-			t.Errorf("%s: extraHeader %q, want %q", tt.url, got, tt.want)
-		}
-	}
-	cmd := exec.Command("git", "config", "user.name")
-	cmd.Env = env
-	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "someone" {
-		t.Errorf("the environment's own git configuration was lost: %q, %v", out, err)
-	}
-}
-
 func TestMirrorCouncilNameComesFromTheBaseConfig(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -322,5 +310,28 @@ func TestMirrorCouncilNameComesFromTheBaseConfig(t *testing.T) {
 	}
 	if got := councilName(context.Background(), t.TempDir(), base); got != "Council" {
 		t.Errorf("councilName without a repository = %q, want the default", got)
+	}
+}
+
+// TestMirrorBodyNamesTheOriginal: the body names the original as owner/repo#N, which GitHub
+// links back to; a sample that does not say its repository never writes a bare "#N", which
+// GitHub would link to the sandbox's own pull request N.
+func TestMirrorBodyNamesTheOriginal(t *testing.T) {
+	t.Parallel()
+	s := bench.Sample{
+		PR:   bench.PR{Number: 7, Title: "Reserve stock", Author: "dev"},
+		Base: strings.Repeat("a", 40), Head: strings.Repeat("b", 40),
+		Repo: bench.Repo{Path: "../inventory"},
+	}
+	body := mirrorBody(s, "Council")
+	if strings.Contains(body, "#7") {
+		t.Errorf("a sample without its repository: the body says #7, a link to the sandbox's pull request 7:\n%s", body)
+	}
+	if !strings.Contains(body, "first saw on pull request 7 ('Reserve stock' by @dev)") {
+		t.Errorf("the body does not name the original pull request:\n%s", body)
+	}
+	s.Repo.Name = "acme/inventory"
+	if body := mirrorBody(s, "Council"); !strings.HasPrefix(body, "Mirrors the diff the human reviewers first saw on acme/inventory#7 ('Reserve stock' by @dev) for the Council benchmark.") {
+		t.Errorf("the body does not open with owner/repo#N:\n%s", body)
 	}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -418,7 +417,7 @@ func (r *benchRunner) repository(ctx context.Context, s bench.Sample) (string, e
 	if s.Repo.URL == "" {
 		return "", fmt.Errorf("%s does not hold the sample's base %s and head %s, and the sample has no repo.url to fetch them from", dir, short(s.Base), short(s.Head))
 	}
-	if err := g.Fetch(ctx, s.Repo.URL, gitAuthHeader(r.f.Getenv, s.Repo.URL), s.Base, s.Head); err != nil {
+	if err := g.Fetch(ctx, s.Repo.URL, gitCredential(r.f.Getenv, githubAPI(r.f.Getenv)), s.Base, s.Head); err != nil {
 		return "", fmt.Errorf("fetch %s's base and head into %s: %w", s.ID, dir, err)
 	}
 	for _, sha := range []string{s.Base, s.Head} {
@@ -439,33 +438,12 @@ func repoNameFromURL(raw string) string {
 	return u.Host + "/" + name
 }
 
-// gitAuthHeader is the HTTP header that sends the GitHub token with a fetch from rawURL, and
-// only when rawURL is on the GitHub the API belongs to: a sample's URL is data, and the token
-// must not go wherever it points.
-func gitAuthHeader(getenv func(string) string, rawURL string) string {
-	opts, err := githubOptions(getenv)
-	if err != nil || opts.Token == "" {
-		return ""
+// githubAPI is the GitHub API council talks to: GITHUB_API_URL, else github.com's.
+func githubAPI(getenv func(string) string) string {
+	if u := getenv("GITHUB_API_URL"); u != "" {
+		return u
 	}
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Scheme != "https" {
-		return ""
-	}
-	host := "github.com"
-	if api := opts.BaseURL; api != "" {
-		a, err := url.Parse(api)
-		if err != nil {
-			return ""
-		}
-		host = a.Host
-		if host == "api.github.com" {
-			host = "github.com"
-		}
-	}
-	if !strings.EqualFold(u.Host, host) {
-		return ""
-	}
-	return "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+opts.Token))
+	return "https://api.github.com/"
 }
 
 // noteRun records the run's provider, model and reviewers from the first sample that opens,

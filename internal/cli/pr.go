@@ -165,12 +165,7 @@ func (p *pullRequest) checkout(ctx context.Context, f *Factory, dir string) (str
 	if err != nil {
 		return "", err
 	}
-	// The token goes in a header for this fetch only: never in the URL, the config or a log.
-	header := ""
-	if opts, err := githubOptions(f.Getenv); err == nil && opts.Token != "" {
-		header = "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+opts.Token))
-	}
-	if err := g.Fetch(ctx, remote, header,
+	if err := g.Fetch(ctx, remote, gitCredential(f.Getenv, p.gh.BaseURL()),
 		fmt.Sprintf("+refs/pull/%d/head:refs/council/pr/%d/head", p.number, p.number),
 		fmt.Sprintf("+refs/heads/%s:refs/council/pr/%d/base", p.pr.BaseRef, p.number),
 	); err != nil {
@@ -192,6 +187,24 @@ func cloneCache(name string) (string, error) {
 		return "", fmt.Errorf("find a cache directory for the clone of %s (or name a local clone: --repo, --clone, repo.path): %w", name, err)
 	}
 	return filepath.Join(cache, "council", "repos", filepath.FromSlash(name)), nil
+}
+
+// gitCredential is what git sends to the GitHub the API at apiBase belongs to: the token (not
+// an App's credentials, which git cannot use) as a header scoped to that host, so that no other
+// remote or redirect ever gets it. Empty without a token.
+func gitCredential(getenv func(string) string, apiBase string) source.Credential {
+	opts, err := githubOptions(getenv)
+	if err != nil || opts.Token == "" {
+		return source.Credential{}
+	}
+	web, err := webRoot(apiBase)
+	if err != nil {
+		return source.Credential{}
+	}
+	return source.Credential{
+		Prefix: web + "/",
+		Header: "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+opts.Token)),
+	}
 }
 
 // remoteURL is the git URL of the base repository on the GitHub the API belongs to

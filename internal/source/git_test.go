@@ -211,7 +211,7 @@ func TestInitGitAndFetch(t *testing.T) {
 	if g.Has(ctx, sha) {
 		t.Fatal("a new cache already has the commit")
 	}
-	secret := "Authorization: Basic c2VjcmV0LXRva2Vu"
+	secret := Credential{Prefix: "https://github.com/", Header: "Authorization: Basic c2VjcmV0LXRva2Vu"}
 	if err := g.Fetch(ctx, upstream.dir, secret, "+refs/pull/7/head:refs/council/pr/7/head"); err != nil {
 		t.Fatal(err)
 	}
@@ -230,5 +230,61 @@ func TestInitGitAndFetch(t *testing.T) {
 	err = g.Fetch(ctx, filepath.Join(t.TempDir(), "missing"), secret, "+refs/heads/main:refs/x")
 	if err == nil || strings.Contains(err.Error(), "c2VjcmV0") {
 		t.Errorf("a failed fetch: %v (it must fail, and never show the header)", err)
+	}
+}
+
+// The credential git is given applies to its host alone, whatever remote or redirect a
+// request goes to, and the environment's own git configuration is kept.
+func TestCredentialOnlyForItsHost(t *testing.T) {
+	t.Parallel()
+	env := Credential{Prefix: "https://github.com/", Header: "Authorization: Basic c2VjcmV0"}.env([]string{
+		"HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=someone"})
+	tests := []struct{ url, want string }{
+		{"https://github.com/me/sandbox.git", "Authorization: Basic c2VjcmV0"},
+		{"https://github.com.evil.example/me/sandbox.git", ""},
+		{"https://gitlab.example/me/sandbox.git", ""},
+	}
+	for _, tt := range tests {
+		cmd := exec.Command("git", "config", "--get-urlmatch", "http.extraHeader", tt.url)
+		cmd.Env = env
+		out, _ := cmd.Output() // exit 1 when nothing matches
+		if got := strings.TrimSpace(string(out)); got != tt.want {
+			t.Errorf("%s: extraHeader %q, want %q", tt.url, got, tt.want)
+		}
+	}
+	cmd := exec.Command("git", "config", "user.name")
+	cmd.Env = env
+	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "someone" {
+		t.Errorf("the environment's own git configuration was lost: %q, %v", out, err)
+	}
+}
+
+func TestPush(t *testing.T) {
+	t.Parallel()
+	repo := setup(t)
+	repo.write("a.txt", "a\n")
+	repo.git("add", "-A")
+	repo.git("commit", "-qm", "a")
+	sha := repo.git("rev-parse", "HEAD")
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", remote).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	ctx := context.Background()
+	g, err := OpenGit(ctx, repo.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := g.Push(ctx, remote, Credential{}, "+"+sha+":refs/heads/copy"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "-C", remote, "rev-parse", "refs/heads/copy").Output()
+	if err != nil || strings.TrimSpace(string(out)) != sha {
+		t.Errorf("the remote's branch is %q (%v), want %s", out, err, sha)
+	}
+	err = g.Push(ctx, "https://user:hunter2@127.0.0.1:1/x.git", Credential{}, "+"+sha+":refs/heads/copy")
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("a failed push: %v (it must fail, and never show the password)", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -298,23 +299,61 @@ func (g *Git) Has(ctx context.Context, sha string) bool {
 	return err == nil
 }
 
-// Fetch fetches refspecs from remote. header, when not empty, is an HTTP header sent with this
-// fetch only (a credential): it is never written to the config, and never appears in errors.
-func (g *Git) Fetch(ctx context.Context, remote, header string, refspecs ...string) error {
-	var args []string
-	if header != "" {
-		args = append(args, "-c", "http.extraHeader="+header)
+// Credential is an HTTP header (a token) that git sends with its requests to URLs under
+// Prefix ("https://github.com/") and nowhere else: not to another host a remote or a redirect
+// names. It travels in git's environment (GIT_CONFIG_*), never on the command line, which
+// other users of the machine can read, nor in the repository's config or an error.
+type Credential struct {
+	Prefix string
+	Header string
+}
+
+// env adds the credential to a command's environment, after any configuration the
+// environment already passes the same way.
+func (c Credential) env(env []string) []string {
+	if c.Header == "" || c.Prefix == "" {
+		return env
 	}
-	args = append(args, "fetch", "-q", "--no-tags", remote)
-	cmd := g.command(ctx, append(args, refspecs...)...)
-	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0")
+	n := 0
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GIT_CONFIG_COUNT="); ok {
+			n, _ = strconv.Atoi(v) // the last one counts, as for exec
+		}
+	}
+	return append(env,
+		fmt.Sprintf("GIT_CONFIG_KEY_%d=http.%s.extraHeader", n, c.Prefix),
+		fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, c.Header),
+		fmt.Sprintf("GIT_CONFIG_COUNT=%d", n+1))
+}
+
+// Fetch fetches refspecs from remote, sending cred with the requests it applies to.
+func (g *Git) Fetch(ctx context.Context, remote string, cred Credential, refspecs ...string) error {
+	return g.transfer(ctx, cred, append([]string{"fetch", "-q", "--no-tags", remote}, refspecs...))
+}
+
+// Push pushes refspecs to remote, sending cred with the requests it applies to. The
+// repository's pre-push hooks do not run: council pushes copies of commits, not its user's work.
+func (g *Git) Push(ctx context.Context, remote string, cred Credential, refspecs ...string) error {
+	return g.transfer(ctx, cred, append([]string{"push", "-q", "--no-verify", remote}, refspecs...))
+}
+
+func (g *Git) transfer(ctx context.Context, cred Credential, args []string) error {
+	cmd := g.command(ctx, args...)
+	cmd.Env = cred.env(append(cmd.Env, "GIT_TERMINAL_PROMPT=0"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("git fetch %s: %w: %s", remote, err, strings.TrimSpace(stderr.String()))
+		return fmt.Errorf("git %s %s: %w: %s", args[0], redactURL(args[3]), err, redactURL(strings.TrimSpace(stderr.String())))
 	}
 	return nil
 }
+
+// redactURL hides the password of any URL with user information in s.
+func redactURL(s string) string {
+	return userinfoRE.ReplaceAllString(s, "$1://$2:xxxxx@")
+}
+
+var userinfoRE = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*)://([^/\s:@]+):[^/\s@]+@`)
 
 // MergeBase is the best common ancestor of two commits.
 func (g *Git) MergeBase(ctx context.Context, a, b string) (string, error) {

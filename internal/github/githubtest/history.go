@@ -45,9 +45,39 @@ func (s *Server) MarkMerged(owner, repo string, n int, mergeCommit string) {
 // installations post as "name[bot]".
 func isBot(login string) bool { return strings.HasSuffix(login, "[bot]") }
 
+// DeleteUser deletes login's account, as its owner can: from then on the pull requests,
+// reviews and review comments it wrote are served with "user": null, as GitHub serves a
+// deleted account's (a client that reads user.login without a nil check breaks here).
+func (s *Server) DeleteUser(login string) {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.repos {
+		for _, p := range r.prs {
+			if p.pr.Author == login {
+				p.pr.Author = ""
+			}
+			for _, rv := range p.reviews {
+				if rv.user == login {
+					rv.user = ""
+				}
+			}
+			for _, c := range p.comments {
+				if c.user == login {
+					c.user = ""
+				}
+			}
+		}
+	}
+}
+
 // userJSON is a user as GitHub embeds it in reviews, comments and pull requests: the login
-// and the account's type, which is how a client tells an app's bot from a person.
+// and the account's type, which is how a client tells an app's bot from a person; null for a
+// deleted account (DeleteUser).
 func userJSON(login string) map[string]any {
+	if login == "" {
+		return nil
+	}
 	typ := "User"
 	if isBot(login) {
 		typ = "Bot"

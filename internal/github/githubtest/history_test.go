@@ -1,6 +1,7 @@
 package githubtest_test
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -64,5 +65,45 @@ func TestPullMergeStateAndTimes(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("a merged pull request (-want +got):\n%s", d)
+	}
+}
+
+func TestDeleteUserServesNull(t *testing.T) {
+	t.Parallel()
+	s := setup(t, githubtest.WithUser("tok-alice", "alice", githubtest.PullRequestsWrite))
+	if resp, _, raw := do(t, "POST", s.URL+"/repos/o/r/pulls/1/reviews", "tok-alice",
+		`{"event":"COMMENT","body":"b","comments":[{"path":"a.go","line":1,"body":"c"}]}`); resp.StatusCode != 200 {
+		t.Fatalf("review: %d %s", resp.StatusCode, raw)
+	}
+	s.DeleteUser("alice")
+	s.DeleteUser("octocat") // the pull request's author
+	users := func(path string) []any {
+		t.Helper()
+		resp, _, raw := do(t, "GET", s.URL+path, tok, "")
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %s", path, resp.StatusCode, raw)
+		}
+		var items []map[string]any
+		if err := json.Unmarshal([]byte(raw), &items); err != nil {
+			var one map[string]any
+			if err := json.Unmarshal([]byte(raw), &one); err != nil {
+				t.Fatal(err)
+			}
+			items = append(items, one)
+		}
+		var out []any
+		for _, it := range items {
+			u, ok := it["user"]
+			if !ok {
+				t.Errorf("GET %s: an item without a user field: %v", path, it)
+			}
+			out = append(out, u)
+		}
+		return out
+	}
+	for _, path := range []string{"/repos/o/r/pulls/1", "/repos/o/r/pulls/1/reviews", "/repos/o/r/pulls/1/comments"} {
+		if d := cmp.Diff([]any{nil}, users(path)); d != "" {
+			t.Errorf("GET %s: users (-want +got):\n%s", path, d)
+		}
 	}
 }
