@@ -140,9 +140,13 @@ func readRuns(args []string) ([]benchreport.Run, error) {
 	dirs := make([]string, 0, len(args))
 	for _, arg := range args {
 		path, dir := arg, arg
-		if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		st, err := os.Stat(arg)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%s does not exist: give a run directory (council bench run --out) or its score.json", arg)
+		case err == nil && st.IsDir():
 			path = filepath.Join(arg, "score.json")
-		} else {
+		default:
 			dir = filepath.Dir(arg)
 		}
 		s, err := readScore(path, dir)

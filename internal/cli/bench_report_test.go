@@ -175,6 +175,11 @@ func TestBenchReportMissingScore(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a report was written although a run had no score")
 	}
+	missing := filepath.Join(tmp, "typo")
+	r = council(t, nil, "bench", "report", missing)
+	if want := missing + " does not exist: give a run directory"; r.code != ExitUsage || !strings.Contains(r.err, want) {
+		t.Errorf("exit %d, stderr %q, want %d and %q", r.code, r.err, ExitUsage, want)
+	}
 }
 
 func TestBenchReportDisambiguate(t *testing.T) {
