@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,6 +94,40 @@ func TestBenchEndToEnd(t *testing.T) {
 		if ts.Tier == bench.TierL2 && (ts.Micro.Recall != 0.5 || ts.Micro.Precision != 1) {
 			t.Errorf("L2 precision %v, recall %v: want 1 and 0.5", ts.Micro.Precision, ts.Micro.Recall)
 		}
+	}
+
+	// The judge (L3), on the same fake: it says the lock comment and the lock finding are the
+	// same issue, nothing else is, and the Atoi finding nobody matched at L3 is plausible.
+	model.SetRespond(func(req anthropictest.Request) anthropictest.Reply {
+		last := req.Messages[len(req.Messages)-1].Content
+		text := last[len(last)-1].Text
+		switch {
+		case strings.Contains(text, "same underlying issue? Answer"):
+			same := strings.Contains(text, "still held") && strings.Contains(text, "Lookup keeps the mutex")
+			return anthropictest.TextReply(fmt.Sprintf(`{"reason": "scripted", "same": %v}`, same))
+		case strings.Contains(text, "plausible or fabricated? Answer"):
+			return anthropictest.TextReply(`{"reason": "scripted", "verdict": "plausible"}`)
+		}
+		return anthropictest.TextReply("not a judge question")
+	})
+	judged := filepath.Join(work, "judged.json")
+	if r := council(t, env, "bench", "score", run, "--truth", dataset, "--judge", "anthropic:claude-haiku-4-5", "--out", judged); r.code != ExitOK {
+		t.Fatalf("score --judge: exit %d\n%s", r.code, r.err)
+	}
+	var js bench.Score
+	if err := json.Unmarshal([]byte(readFile(t, judged)), &js); err != nil {
+		t.Fatal(err)
+	}
+	l3 := js.Tiers[len(js.Tiers)-1]
+	if l3.Tier != bench.TierL3 || l3.TP != 1 || js.Judge == nil || js.Judge.Errors != 0 || js.Judge.Plausible != 1 || js.Judge.Pairs == 0 {
+		t.Errorf("L3 %+v, judge %+v: want the lock pair matched and the Atoi finding plausible", l3, js.Judge)
+	}
+	calls := model.Calls()
+	if r := council(t, env, "bench", "score", run, "--truth", dataset, "--judge", "anthropic:claude-haiku-4-5", "--out", judged); r.code != ExitOK {
+		t.Fatalf("score --judge again: exit %d\n%s", r.code, r.err)
+	}
+	if model.Calls() != calls {
+		t.Errorf("scoring again asked the judge %d more times: its answers are cached", model.Calls()-calls)
 	}
 
 	report := filepath.Join(work, "report.html")
