@@ -9,14 +9,17 @@ const RunVersion = "1"
 // RunManifest is run.json in a run directory: how the run was made and where each sample ended.
 // Reviews are in reviews/<id>.json, the review JSON `council review --format json` writes.
 type RunManifest struct {
-	RunVersion string      `json:"run_version"`
-	Name       string      `json:"name"`    // the run directory's base name unless set
-	Dataset    string      `json:"dataset"` // the dataset directory as given
-	Provider   string      `json:"provider"`
-	Model      string      `json:"model"`
-	Reviewers  []string    `json:"reviewers"` // every lens and persona that ran
-	MaxCostUSD float64     `json:"max_cost_usd,omitempty"`
-	Samples    []RunSample `json:"samples"`
+	RunVersion string   `json:"run_version"`
+	Name       string   `json:"name"`    // the run directory's base name unless set
+	Dataset    string   `json:"dataset"` // the dataset directory as given
+	Provider   string   `json:"provider"`
+	Model      string   `json:"model"`
+	Reviewers  []string `json:"reviewers"` // every lens and persona that ran
+	MaxCostUSD float64  `json:"max_cost_usd,omitempty"`
+	// SpentUSD is what every invocation of the run cost, attempts that failed or were stopped
+	// included; --max-cost limits it. A sample's CostUSD is its last attempt's.
+	SpentUSD float64     `json:"spent_usd"`
+	Samples  []RunSample `json:"samples"`
 }
 
 // Sample statuses in a run.

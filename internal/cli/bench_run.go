@@ -152,7 +152,9 @@ func benchRun(ctx context.Context, f *Factory, o *BenchRunOptions) error {
 		}
 	}
 	if o.MaxCost > 0 {
+		// --max-cost is for the run directory: what earlier invocations spent counts.
 		r.guard = ledger.NewGuard(nil, ledger.Budget{MaxUSD: o.MaxCost}, provider.DefaultPrices())
+		r.guard.Charge(r.recordedSpend())
 	}
 
 	var todo []bench.Sample
@@ -198,10 +200,8 @@ func benchRun(ctx context.Context, f *Factory, o *BenchRunOptions) error {
 // the budget (exit 3, resumable), some samples failed (exit 3), or done.
 func (r *benchRunner) outcome(ctx context.Context, samples []bench.Sample) error {
 	counts := map[string]int{}
-	cost := 0.0
 	for _, rs := range r.manifest.Samples {
 		counts[rs.Status]++
-		cost += rs.CostUSD
 	}
 	notRun := 0
 	for _, s := range samples {
@@ -209,8 +209,8 @@ func (r *benchRunner) outcome(ctx context.Context, samples []bench.Sample) error
 			notRun++
 		}
 	}
-	fmt.Fprintf(r.f.Err, "council: bench run: %d done, %d failed, %d stopped, %d not started; $%.4f in all; %s\n",
-		counts[bench.StatusDone], counts[bench.StatusFailed], counts[bench.StatusStopped], notRun, cost, filepath.Join(r.o.Out, "run.json"))
+	fmt.Fprintf(r.f.Err, "council: bench run: %d done, %d failed, %d stopped, %d not started; $%.4f spent in all; %s\n",
+		counts[bench.StatusDone], counts[bench.StatusFailed], counts[bench.StatusStopped], notRun, r.recordedSpend(), filepath.Join(r.o.Out, "run.json"))
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -284,6 +284,8 @@ func (r *benchRunner) sample(ctx context.Context, s bench.Sample) bench.RunSampl
 	// Outside the guard, to see its refusals.
 	watch := &budgetWatch{next: client}
 	rep := sess.Run(ctx, watch, prices)
+	// Spent even when the review does not count: the run's cost says so.
+	rs.CostUSD, rs.WallSeconds = rep.Usage.CostUSD, rep.Usage.WallSeconds
 	if ctx.Err() != nil {
 		return fail(bench.StatusStopped, errors.New("interrupted"))
 	}
@@ -304,7 +306,6 @@ func (r *benchRunner) sample(ctx context.Context, s bench.Sample) bench.RunSampl
 			rs.Findings++
 		}
 	}
-	rs.CostUSD, rs.WallSeconds = rep.Usage.CostUSD, rep.Usage.WallSeconds
 	return rs
 }
 
@@ -368,16 +369,18 @@ func (b *budgetWatch) Complete(ctx context.Context, req provider.Request) (provi
 	return resp, err
 }
 
+// recordedSpend is what the run has spent (run.json's spent_usd), earlier invocations
+// included: a resumed run's budget starts from it.
+func (r *benchRunner) recordedSpend() float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.manifest.SpentUSD
+}
+
 // spent is what the run has cost so far, for the progress line.
 func (r *benchRunner) spent() float64 {
 	if r.guard == nil {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		total := 0.0
-		for _, rs := range r.manifest.Samples {
-			total += rs.CostUSD
-		}
-		return total
+		return r.recordedSpend()
 	}
 	return r.guard.Spent()
 }
@@ -491,6 +494,7 @@ func (r *benchRunner) done(id string) bool {
 // loses nothing that finished.
 func (r *benchRunner) record(rs bench.RunSample) {
 	r.mu.Lock()
+	r.manifest.SpentUSD += rs.CostUSD
 	i := slices.IndexFunc(r.manifest.Samples, func(x bench.RunSample) bool { return x.ID == rs.ID })
 	if i < 0 {
 		r.manifest.Samples = append(r.manifest.Samples, rs)

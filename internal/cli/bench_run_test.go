@@ -279,3 +279,30 @@ func TestBenchProgressBarOnATerminal(t *testing.T) {
 		t.Errorf("the bar's line is not ended after the run: %q", out)
 	}
 }
+
+func TestBenchRunMaxCostCountsEarlierSpending(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	data := benchDataset(t, repo, "acme-inventory-1", "acme-inventory-2")
+	fake := anthropicDemo(t)
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": fake.URL}
+	out := t.TempDir()
+
+	if r := council(t, env, "bench", "run", data, "--out", out, "--only", "acme-inventory-1"); r.code != ExitOK {
+		t.Fatalf("exit %d\n%s", r.code, r.err)
+	}
+	spent := readRun(t, out).SpentUSD
+	if spent <= 0 {
+		t.Fatalf("run.json spent_usd = %v after a review", spent)
+	}
+	// $0.12 would fit the second sample's estimate ($0.097) alone, but not after what the
+	// first invocation spent.
+	calls := fake.Calls()
+	r := council(t, env, "bench", "run", data, "--out", out, "--max-cost", "0.12")
+	if r.code != ExitIncomplete || fake.Calls() != calls {
+		t.Fatalf("exit %d, %d requests: the resumed run must count the $%.4f already spent\n%s", r.code, fake.Calls()-calls, spent, r.err)
+	}
+	if m := readRun(t, out); m.SpentUSD != spent || statuses(m)["acme-inventory-2"] != bench.StatusStopped {
+		t.Errorf("spent_usd %v (want %v), statuses %v", m.SpentUSD, spent, statuses(m))
+	}
+}

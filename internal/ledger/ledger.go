@@ -101,6 +101,14 @@ func (g *Guard) Spent() float64 {
 	return g.usd
 }
 
+// Charge counts usd spent outside the guard (by an earlier run that this one resumes) against
+// the budget.
+func (g *Guard) Charge(usd float64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.usd += usd
+}
+
 // NewGuard returns a guard over next.
 func NewGuard(next Completer, b Budget, prices provider.Prices) *Guard {
 	return &Guard{next: next, budget: b, prices: prices}

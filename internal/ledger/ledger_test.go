@@ -177,4 +177,14 @@ func TestGuardThroughSharesTheBudget(t *testing.T) {
 	if g.Refused() != 1 {
 		t.Errorf("Refused() = %d, want 1", g.Refused())
 	}
+	// What an earlier run spent counts too: $4 + $2 so far leaves no room for another $2.
+	g = NewGuard(nil, Budget{MaxUSD: 7}, prices)
+	g.Charge(4)
+	c := &counter{usage: usage}
+	for range 2 {
+		_, _ = g.Through(c, prices).Complete(context.Background(), request(1000, 1e5))
+	}
+	if c.calls != 1 || g.Spent() != 6 {
+		t.Errorf("sent %d, spent %v: want 1 request after the $4 charged, $6 in all", c.calls, g.Spent())
+	}
 }
