@@ -109,8 +109,8 @@ func (o *BenchImportOptions) validate() error {
 		}
 	}
 	if o.Repo != "" {
-		if _, _, err := splitImportRepo(o.Repo); err != nil {
-			return err
+		if _, _, err := splitRepo(o.Repo); err != nil {
+			return fmt.Errorf("--repo: %w", err)
 		}
 	}
 	if o.Since != "" {
@@ -123,16 +123,6 @@ func (o *BenchImportOptions) validate() error {
 		o.since = t
 	}
 	return nil
-}
-
-var importRepoRE = regexp.MustCompile(`^([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)$`)
-
-func splitImportRepo(s string) (owner, repo string, err error) {
-	m := importRepoRE.FindStringSubmatch(strings.TrimSuffix(strings.TrimSpace(s), ".git"))
-	if m == nil {
-		return "", "", fmt.Errorf("--repo %q: want owner/repo", s)
-	}
-	return m[1], m[2], nil
 }
 
 // importRun is one council bench import: the GitHub client, the dataset's log, and a count.
@@ -206,7 +196,7 @@ func (r *importRun) pulls(ctx context.Context) error {
 
 // listing imports the pull requests of --repo, newest first, until --since or --limit.
 func (r *importRun) listing(ctx context.Context) error {
-	owner, repo, _ := splitImportRepo(r.o.Repo)
+	owner, repo, _ := splitRepo(r.o.Repo)
 	im, err := r.importer(ctx, owner, repo)
 	if err != nil {
 		return err

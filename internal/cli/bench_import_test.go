@@ -492,7 +492,7 @@ func TestBenchImportFlags(t *testing.T) {
 		{name: "since without repo", args: []string{"--pr", "o/r#1", "--since", "2026-01-01", "--out", "d"}, wantErr: "use them with --repo"},
 		{name: "bad since", args: []string{"--repo", "o/r", "--since", "yesterday", "--out", "d"}, wantErr: "want a date such as 2026-01-31"},
 		{name: "bad limit", args: []string{"--repo", "o/r", "--limit", "-1", "--out", "d"}, wantErr: "--limit -1"},
-		{name: "bad repo", args: []string{"--repo", "o", "--out", "d"}, wantErr: "want owner/repo"},
+		{name: "bad repo", args: []string{"--repo", "o", "--out", "d"}, wantErr: `--repo: "o" is not a repository: want OWNER/REPO`},
 		{name: "bad pr", args: []string{"--pr", "o/r", "--out", "d"}, wantErr: "--pr: parse pull request reference"},
 		{
 			name: "prs and users", args: []string{"--pr", "o/r#1", "--pr", "https://github.com/o/s/pull/2", "--ignore-user", "a,b", "--ignore-user", "c", "--out", "d"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -105,14 +106,17 @@ func (o *BenchMirrorOptions) validate() error {
 	return nil
 }
 
-// splitRepo reads "owner/repo"; GitHub's own checks of the names come with the first request.
+// splitRepo reads "owner/repo" (a trailing .git allowed) with the characters GitHub allows in
+// owner and repository names.
 func splitRepo(s string) (owner, repo string, err error) {
-	owner, repo, ok := strings.Cut(s, "/")
-	if !ok || owner == "" || repo == "" || strings.ContainsAny(repo, "/#?") {
+	m := repoRE.FindStringSubmatch(strings.TrimSuffix(strings.TrimSpace(s), ".git"))
+	if m == nil {
 		return "", "", fmt.Errorf("%q is not a repository: want OWNER/REPO", s)
 	}
-	return owner, repo, nil
+	return m[1], m[2], nil
 }
+
+var repoRE = regexp.MustCompile(`^([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)$`)
 
 // mirrorBranches are the sandbox branches of a sample.
 func mirrorBranches(id string) (base, head string) {

@@ -119,6 +119,7 @@ type benchRunner struct {
 	stop     atomic.Bool   // the budget is spent: start no more samples
 	repoLock sync.Map      // repository dir -> *sync.Mutex: one fetch at a time per clone
 
+	saveMu   sync.Mutex // held while run.json is written
 	mu       sync.Mutex
 	manifest bench.RunManifest
 	clients  map[string]provider.Client // by provider name, made when a sample first needs one
@@ -431,7 +432,8 @@ func (r *benchRunner) repository(ctx context.Context, s bench.Sample) (string, e
 	return g.Dir(), nil
 }
 
-// repoNameFromURL turns https://github.com/owner/repo.git into owner/repo, for the cache path.
+// repoNameFromURL turns https://example.com/owner/repo.git into example.com/owner/repo, the
+// cache path of a sample that has no repo.name.
 func repoNameFromURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Path == "" {
@@ -508,7 +510,11 @@ func (r *benchRunner) record(rs bench.RunSample) {
 	}
 }
 
+// save writes run.json. Saves are one at a time, so that an older state encoded first can
+// never be written over a newer one.
 func (r *benchRunner) save() error {
+	r.saveMu.Lock()
+	defer r.saveMu.Unlock()
 	r.mu.Lock()
 	data, err := json.MarshalIndent(r.manifest, "", "  ")
 	r.mu.Unlock()
