@@ -60,8 +60,9 @@ The repository of a sample is its repo.path when set, else a cached clone of rep
 
 A run is resumable: samples already done in DIR are skipped, so running the same command again
 after an interrupt, a failure or a budget stop finishes the rest. --max-cost is a hard limit
-over the whole run: no request is sent that could take it past the limit, and no sample is
-started whose estimate no longer fits.`,
+over the whole run directory, what earlier invocations spent included (run.json's spent_usd):
+no request is sent that could take it past the limit, and no sample is started whose estimate
+no longer fits. One run directory holds one provider and model.`,
 		Example: `  council bench run bench/mine --out runs/sonnet --concurrency 4 --max-cost 20
   council bench run bench/mine --out runs/haiku --model claude-haiku-4-5 --record rec/haiku
   council bench run bench/mine --out runs/replayed --replay rec/haiku`,
