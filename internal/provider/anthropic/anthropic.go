@@ -181,8 +181,10 @@ func newBlock(b provider.Block) (sdk.ContentBlockParamUnion, error) {
 	}
 }
 
-// newSchema splits a JSON Schema object into the SDK's typed fields and the rest, which the SDK
-// sends as they are.
+// newSchema splits a JSON Schema object into the SDK's typed fields and the rest. Every value
+// goes to the SDK as raw JSON, which its encoder writes as it is: decoded into Go values, a
+// number would become a json.Number, which the encoder writes as a string, and the API refuses
+// the whole request because the schema is no longer valid JSON Schema.
 func newSchema(raw json.RawMessage) (sdk.ToolInputSchemaParam, error) {
 	// An all-zero schema param is left out of the request (omitzero), and the API requires
 	// input_schema: a tool without arguments is sent with empty properties.
@@ -190,32 +192,32 @@ func newSchema(raw json.RawMessage) (sdk.ToolInputSchemaParam, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return s, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil || m == nil {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return s, fmt.Errorf("input schema is not a JSON object")
 	}
-	if t, ok := m["type"]; ok && t != "object" {
-		return s, fmt.Errorf("input schema has type %v, want object", t)
+	if t, ok := m["type"]; ok {
+		var typ string
+		if json.Unmarshal(t, &typ) != nil || typ != "object" {
+			return s, fmt.Errorf("input schema has type %s, want \"object\"", t)
+		}
+		delete(m, "type") // the SDK always sends "object"
 	}
-	delete(m, "type")
 	if props, ok := m["properties"]; ok {
 		s.Properties = props
 		delete(m, "properties")
 	}
-	if req, ok := m["required"].([]any); ok {
-		for _, r := range req {
-			name, ok := r.(string)
-			if !ok {
-				return s, fmt.Errorf("input schema: required holds %v, want strings", r)
-			}
-			s.Required = append(s.Required, name)
+	if req, ok := m["required"]; ok {
+		if err := json.Unmarshal(req, &s.Required); err != nil {
+			return s, fmt.Errorf("input schema: required is %s, want a list of property names", req)
 		}
 		delete(m, "required")
 	}
 	if len(m) > 0 {
-		s.ExtraFields = m
+		s.ExtraFields = make(map[string]any, len(m))
+		for k, v := range m {
+			s.ExtraFields[k] = v
+		}
 	}
 	return s, nil
 }

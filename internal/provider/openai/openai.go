@@ -163,13 +163,17 @@ func (c *Client) newParams(req provider.Request) (sdk.ChatCompletionNewParams, e
 			fn.Description = param.NewOpt(t.Description)
 		}
 		if len(bytes.TrimSpace(t.InputSchema)) > 0 {
-			dec := json.NewDecoder(bytes.NewReader(t.InputSchema))
-			dec.UseNumber()
-			var schema shared.FunctionParameters
-			if err := dec.Decode(&schema); err != nil || schema == nil {
+			// Raw values, which the SDK's encoder writes as they are: decoded into Go values, a
+			// number would become a json.Number, which it writes as a string, and the service
+			// refuses a schema that is no longer valid JSON Schema.
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(t.InputSchema, &m); err != nil || m == nil {
 				return p, fmt.Errorf("tool %s: input schema is not a JSON object", t.Name)
 			}
-			fn.Parameters = schema
+			fn.Parameters = make(shared.FunctionParameters, len(m))
+			for k, v := range m {
+				fn.Parameters[k] = v
+			}
 		}
 		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(fn))
 	}
