@@ -399,7 +399,7 @@ func TestReviewBaseURLFromConfig(t *testing.T) {
 	t.Parallel()
 	repo := demoRepo(t)
 	// A keyless local server named only in the config: no environment at all.
-	fake := openaitest.New(t, openaitest.WithNoAuth(), openaitest.WithRespond(openAIDemoReply))
+	fake := openaitest.New(t, openaitest.WithNoAuth(), openaitest.WithModel("qwen2.5-coder", 0), openaitest.WithRespond(openAIDemoReply))
 	cfg := filepath.Join(t.TempDir(), "council.yaml")
 	yaml := "provider: openai\nmodel: qwen2.5-coder\nbase_url: " + fake.URL + "\nprices:\n  qwen2.5-coder: {input: 0, output: 0}\n"
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {

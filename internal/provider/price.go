@@ -1,7 +1,5 @@
 package provider
 
-import "strings"
-
 // Price is what a model charges, in USD per million tokens.
 type Price struct {
 	Input      float64 `json:"input" yaml:"input"`             // uncached input
@@ -83,23 +81,7 @@ func DefaultPrices() Prices {
 // ("claude-sonnet-4-5-20250929", "gpt-4o-2024-08-06") takes its family's price while
 // "gpt-5.4" never takes "gpt-5"'s.
 func (p Prices) Lookup(model string) (Price, bool) {
-	if pr, ok := p[model]; ok {
-		return pr, true
-	}
-	best := ""
-	for name := range p {
-		if len(name) <= len(best) || len(name) >= len(model) || !strings.HasPrefix(model, name) {
-			continue
-		}
-		switch model[len(name)] {
-		case '-', '@', ':':
-			best = name
-		}
-	}
-	if best == "" {
-		return Price{}, false
-	}
-	return p[best], true
+	return MatchModel(p, model)
 }
 
 // Cost is what u cost on model, in USD; false when the model has no price.

@@ -394,13 +394,13 @@ func TestBadRequestNotRetried(t *testing.T) {
 
 	// Forcing a tool that is not defined: the service answers 400.
 	_, err := client.Complete(context.Background(), provider.Request{
-		Model: model, MaxTokens: 10, Messages: []provider.Message{userText("hi")}, ToolName: "report",
+		Model: model, MaxTokens: 10, Messages: []provider.Message{userText("hi")}, Tools: []provider.Tool{reportTool}, ToolName: "missing",
 	})
 	var bad *provider.BadRequestError
 	if !errors.As(err, &bad) || bad.Status != 400 || bad.Type != "invalid_request_error" {
 		t.Fatalf("err = %v, want BadRequestError 400 invalid_request_error", err)
 	}
-	if !strings.Contains(err.Error(), "report") {
+	if !strings.Contains(err.Error(), "missing") {
 		t.Errorf("message %q does not say what was wrong", err)
 	}
 	if b.fake.Calls() != 1 {
@@ -528,7 +528,7 @@ func TestToolChoice(t *testing.T) {
 			wantChoice: &anthropictest.ToolChoice{Type: "any"}, wantCall: "greet"},
 		{name: "a named tool wins over required", tools: []provider.Tool{greetTool, reportTool}, toolName: "report", require: true,
 			wantChoice: &anthropictest.ToolChoice{Type: "tool", Name: "report"}, wantCall: "report"},
-		{name: "required without tools", require: true, wantErr: "requires tools"},
+		{name: "required without tools", require: true, wantErr: "may only be specified while providing tools"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

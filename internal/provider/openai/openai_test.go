@@ -203,7 +203,7 @@ func TestRequestMapping(t *testing.T) {
 // max_completion_tokens for them, which the fake's rule would otherwise reject.
 func TestReasoningModelTokenLimit(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := setup(t, openaitest.WithModel("openai/o3", 0)) // a gateway's name for o3
 	for _, m := range []string{"o4-mini", "gpt-5-mini", "openai/o3"} {
 		req := textRequest("hi")
 		req.Model = m

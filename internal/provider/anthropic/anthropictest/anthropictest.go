@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/council-dev/council/internal/provider/anthropic/anthropicapi"
 )
 
 // DefaultAPIKey is the key a Server accepts unless WithAPIKey says otherwise.
@@ -29,9 +31,6 @@ const DefaultAPIKey = "sk-ant-test-fake-0000000000" //nolint:gosec // a fake key
 // DefaultMinCacheTokens is the shortest prefix the service caches (Claude Sonnet and Opus 4;
 // some models need 2048 or 4096).
 const DefaultMinCacheTokens = 1024
-
-// Versions of the API the fake accepts in the anthropic-version header.
-var knownVersions = map[string]bool{"2023-01-01": true, "2023-06-01": true, "2026-10-21": true}
 
 // Server is the fake. Its methods are safe for concurrent use.
 type Server struct {
@@ -43,6 +42,7 @@ type Server struct {
 	mu             sync.Mutex
 	respond        func(Request) Reply
 	minCacheTokens int
+	models         anthropicapi.Models
 	calls          int
 	requests       []Request
 	cached         map[[32]byte]bool // prefixes written to the prompt cache
@@ -58,6 +58,13 @@ func WithAPIKey(key string) Option { return func(s *Server) { s.APIKey = key } }
 // WithRespond sets the function that scripts each answer.
 func WithRespond(f func(Request) Reply) Option { return func(s *Server) { s.respond = f } }
 
+// WithModel adds a model the server serves, or changes what it knows of one: maxTokens is
+// the model's output limit (0: unchecked). Without it the server serves the models of
+// anthropicapi.KnownModels, and answers any other name with the service's 404.
+func WithModel(name string, maxTokens int) Option {
+	return func(s *Server) { s.models[name] = anthropicapi.Model{MaxTokens: maxTokens} }
+}
+
 // WithMinCacheTokens sets the shortest prefix that is cached.
 func WithMinCacheTokens(n int) Option { return func(s *Server) { s.minCacheTokens = n } }
 
@@ -71,12 +78,14 @@ func New(t testing.TB, opts ...Option) *Server {
 		respond:        defaultRespond,
 		minCacheTokens: DefaultMinCacheTokens,
 		cached:         map[[32]byte]bool{},
+		models:         anthropicapi.KnownModels(),
 	}
 	for _, o := range opts {
 		o(s)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", s.messages)
+	mux.HandleFunc("GET /v1/models/{id}", s.model)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("Not Found: %s %s", r.Method, r.URL.Path))
 	})
@@ -122,81 +131,16 @@ func defaultRespond(req Request) Reply {
 	return TextReply("ok")
 }
 
-// Request is a decoded request body, as the service reads it, with the request's headers.
-type Request struct {
-	Model         string        `json:"model"`
-	MaxTokens     *int          `json:"max_tokens"`
-	System        Blocks        `json:"system,omitempty"`
-	Messages      []Message     `json:"messages"`
-	Tools         []Tool        `json:"tools,omitempty"`
-	ToolChoice    *ToolChoice   `json:"tool_choice,omitempty"`
-	CacheControl  *CacheControl `json:"cache_control,omitempty"`
-	StopSequences []string      `json:"stop_sequences,omitempty"`
-	Stream        bool          `json:"stream,omitempty"`
-	Temperature   *float64      `json:"temperature,omitempty"`
-	TopP          *float64      `json:"top_p,omitempty"`
-	TopK          *int          `json:"top_k,omitempty"`
-	Header        http.Header   `json:"-"`
-}
-
-// Message is one turn.
-type Message struct {
-	Role    string `json:"role"`
-	Content Blocks `json:"content"`
-}
-
-// Blocks is a content list; the API also takes a bare string for one text block.
-type Blocks []Block
-
-// UnmarshalJSON accepts a string or an array of blocks.
-func (b *Blocks) UnmarshalJSON(data []byte) error {
-	var s string
-	if err := json.Unmarshal(data, &s); err == nil {
-		*b = Blocks{{Type: "text", Text: s}}
-		return nil
-	}
-	var blocks []Block
-	if err := json.Unmarshal(data, &blocks); err != nil {
-		return err
-	}
-	*b = blocks
-	return nil
-}
-
-// Block is a content block: text, tool_use or tool_result (others are kept by type only).
-type Block struct {
-	Type         string          `json:"type"`
-	Text         string          `json:"text,omitempty"`
-	ID           string          `json:"id,omitempty"`
-	Name         string          `json:"name,omitempty"`
-	Input        json.RawMessage `json:"input,omitempty"`
-	ToolUseID    string          `json:"tool_use_id,omitempty"`
-	Content      Blocks          `json:"content,omitempty"`
-	IsError      bool            `json:"is_error,omitempty"`
-	CacheControl *CacheControl   `json:"cache_control,omitempty"`
-}
-
-// Tool is a client tool definition.
-type Tool struct {
-	Type         string          `json:"type,omitempty"`
-	Name         string          `json:"name"`
-	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"input_schema,omitempty"`
-	CacheControl *CacheControl   `json:"cache_control,omitempty"`
-}
-
-// ToolChoice is auto, any, tool (with Name) or none.
-type ToolChoice struct {
-	Type                   string `json:"type"`
-	Name                   string `json:"name,omitempty"`
-	DisableParallelToolUse bool   `json:"disable_parallel_tool_use,omitempty"`
-}
-
-// CacheControl marks a cache breakpoint.
-type CacheControl struct {
-	Type string `json:"type"`
-	TTL  string `json:"ttl,omitempty"`
-}
+// The request's types are the API package's: the fake reads a request as the service does.
+type (
+	Request      = anthropicapi.Request
+	Message      = anthropicapi.Message
+	Blocks       = anthropicapi.Blocks
+	Block        = anthropicapi.Block
+	Tool         = anthropicapi.Tool
+	ToolChoice   = anthropicapi.ToolChoice
+	CacheControl = anthropicapi.CacheControl
+)
 
 // Reply is a scripted answer: a text, a tool call, or an error status.
 type Reply struct {
@@ -252,12 +196,10 @@ func ErrorReply(status int, retryAfter string) Reply {
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	// Every request is decoded and kept for the test to look at, even one refused before the
 	// service would read its body.
-	var raw map[string]json.RawMessage
-	var req Request
-	decodeErr := json.NewDecoder(r.Body).Decode(&raw)
-	if decodeErr == nil {
-		body, _ := json.Marshal(raw)
-		decodeErr = json.Unmarshal(body, &req)
+	body, readErr := io.ReadAll(r.Body)
+	req, raw, decodeErr := anthropicapi.Decode(body)
+	if readErr != nil {
+		decodeErr = readErr
 	}
 	req.Header = r.Header.Clone()
 	s.mu.Lock()
@@ -272,21 +214,21 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, "authentication_error", msg)
 		return
 	}
-	version := r.Header.Get("anthropic-version")
-	switch {
-	case version == "":
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "anthropic-version: header is required")
+	if e := anthropicapi.CheckVersion(r.Header); e != nil {
+		writeError(w, e.Status, e.Type, e.Message)
 		return
-	case !knownVersions[version]:
-		writeError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("anthropic-version: %q is not a valid version", version))
-		return
-	case decodeErr != nil:
+	}
+	if decodeErr != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid request body: "+decodeErr.Error())
 		return
 	}
-
-	if msg := validate(raw, req, version); msg != "" {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", msg)
+	if e := anthropicapi.Check(r.Header, raw, req, s.models); e != nil {
+		writeError(w, e.Status, e.Type, e.Message)
+		return
+	}
+	if req.Stream {
+		// Not a rule of the service: this fake only answers whole messages.
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "stream: this fake answers non-streaming requests only")
 		return
 	}
 
@@ -330,6 +272,33 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.answer(w, req, reply)
+}
+
+// model answers GET /v1/models/{id} as the Models API does
+// (https://platform.claude.com/docs/en/api/models/retrieve): the model's id and limits, or the
+// 404 of a model the service does not serve. A dated name is answered under the name asked.
+func (s *Server) model(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.calls++
+	s.mu.Unlock()
+	if msg := s.checkAuth(r.Header); msg != "" {
+		writeError(w, http.StatusUnauthorized, "authentication_error", msg)
+		return
+	}
+	if e := anthropicapi.CheckVersion(r.Header); e != nil {
+		writeError(w, e.Status, e.Type, e.Message)
+		return
+	}
+	id := r.PathValue("id")
+	m, ok := s.models.Lookup(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found_error", "model: "+id)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"type": "model", "id": id, "display_name": id, "created_at": "2025-09-29T00:00:00Z",
+		"max_tokens": m.MaxTokens, "max_input_tokens": 200000, "lifecycle": "active",
+	})
 }
 
 func (s *Server) checkAuth(h http.Header) string {

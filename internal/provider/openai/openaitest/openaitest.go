@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/council-dev/council/internal/provider/openai/openaiapi"
 )
 
 // DefaultAPIKey is the key a Server accepts unless WithAPIKey says otherwise.
@@ -47,6 +49,7 @@ type Server struct {
 	mu       sync.Mutex
 	respond  func(Request) Reply
 	noAuth   bool
+	models   openaiapi.Models
 	calls    int
 	requests []Request
 	prompts  map[string][]string // model → prompts seen, for prefix caching
@@ -63,6 +66,13 @@ func WithAPIKey(key string) Option { return func(s *Server) { s.APIKey = key } }
 // llama.cpp do by default.
 func WithNoAuth() Option { return func(s *Server) { s.noAuth = true; s.APIKey = "" } }
 
+// WithModel adds a model the server serves, or changes what it knows of one: maxOutput is the
+// model's output limit (0: unchecked). Without it the server serves the models of
+// openaiapi.KnownModels, and answers any other name with the service's 404.
+func WithModel(name string, maxOutput int) Option {
+	return func(s *Server) { s.models[name] = openaiapi.Model{MaxOutput: maxOutput} }
+}
+
 // WithRespond sets the function that scripts each answer.
 func WithRespond(f func(Request) Reply) Option { return func(s *Server) { s.respond = f } }
 
@@ -71,12 +81,13 @@ func WithRespond(f func(Request) Reply) Option { return func(s *Server) { s.resp
 // first function tool.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	s := &Server{APIKey: DefaultAPIKey, respond: defaultRespond, prompts: map[string][]string{}}
+	s := &Server{APIKey: DefaultAPIKey, respond: defaultRespond, prompts: map[string][]string{}, models: openaiapi.KnownModels()}
 	for _, o := range opts {
 		o(s)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+BasePath+"/chat/completions", s.chat)
+	mux.HandleFunc("GET "+BasePath+"/models/{model...}", s.model)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, apiError{
 			Message: fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path),
@@ -125,86 +136,13 @@ func defaultRespond(req Request) Reply {
 	return TextReply("ok")
 }
 
-// Request is a decoded request body with the request's headers.
-type Request struct {
-	Model               string          `json:"model"`
-	Messages            []Message       `json:"messages"`
-	Tools               []Tool          `json:"tools,omitempty"`
-	ToolChoice          json.RawMessage `json:"tool_choice,omitempty"` // "auto", "none", "required" or an object
-	MaxTokens           *int            `json:"max_tokens,omitempty"`
-	MaxCompletionTokens *int            `json:"max_completion_tokens,omitempty"`
-	ParallelToolCalls   *bool           `json:"parallel_tool_calls,omitempty"`
-	Stream              bool            `json:"stream,omitempty"`
-	Header              http.Header     `json:"-"`
-}
-
-// ForcedFunction is the function tool_choice forces, or "".
-func (r Request) ForcedFunction() string {
-	var tc struct {
-		Type     string `json:"type"`
-		Function struct {
-			Name string `json:"name"`
-		} `json:"function"`
-	}
-	if json.Unmarshal(r.ToolChoice, &tc) != nil || tc.Type != "function" {
-		return ""
-	}
-	return tc.Function.Name
-}
-
-// ToolRequired reports whether tool_choice is "required": the model must call some tool.
-func (r Request) ToolRequired() bool {
-	var mode string
-	return json.Unmarshal(r.ToolChoice, &mode) == nil && mode == "required"
-}
-
-// Message is one chat message.
-type Message struct {
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content,omitempty"` // a string, an array of parts, or null
-	Name       string          `json:"name,omitempty"`
-	ToolCalls  []ToolCall      `json:"tool_calls,omitempty"`
-	ToolCallID string          `json:"tool_call_id,omitempty"`
-}
-
-// Text is the message's content: the string, or its text parts joined.
-func (m Message) Text() string {
-	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(m.Content, &parts)
-	var sb strings.Builder
-	for _, p := range parts {
-		sb.WriteString(p.Text)
-	}
-	return sb.String()
-}
-
-// ToolCall is a call an assistant message made.
-type ToolCall struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-// Tool is a function tool definition.
-type Tool struct {
-	Type     string `json:"type"`
-	Function struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description,omitempty"`
-		Parameters  json.RawMessage `json:"parameters,omitempty"`
-		Strict      *bool           `json:"strict,omitempty"`
-	} `json:"function"`
-}
+// The request's types are the API package's: the fake reads a request as the service does.
+type (
+	Request  = openaiapi.Request
+	Message  = openaiapi.Message
+	ToolCall = openaiapi.ToolCall
+	Tool     = openaiapi.Tool
+)
 
 // Reply is a scripted answer: a text, a tool call, or an error status.
 type Reply struct {
@@ -259,12 +197,8 @@ func ErrorReply(status int, retryAfter string) Reply {
 	return Reply{Status: status, RetryAfter: retryAfter}
 }
 
-type apiError struct {
-	Message string  `json:"message"`
-	Type    string  `json:"type"`
-	Param   *string `json:"param"`
-	Code    *string `json:"code"`
-}
+// apiError is OpenAI's error object, as the API package writes it.
+type apiError = openaiapi.Error
 
 func ptr(s string) *string {
 	if s == "" {
@@ -276,8 +210,11 @@ func ptr(s string) *string {
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	// Every request is decoded and kept for the test to look at, even one refused before the
 	// service would read its body.
-	var req Request
-	decodeErr := json.NewDecoder(r.Body).Decode(&req)
+	body, readErr := io.ReadAll(r.Body)
+	req, raw, decodeErr := openaiapi.Decode(body)
+	if readErr != nil {
+		decodeErr = readErr
+	}
 	req.Header = r.Header.Clone()
 	s.mu.Lock()
 	s.calls++
@@ -299,8 +236,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	if e, ok := validate(req); !ok {
-		writeError(w, http.StatusBadRequest, e)
+	if e := openaiapi.Check(raw, req, s.models); e != nil {
+		writeError(w, e.Status, *e)
+		return
+	}
+	if req.Stream {
+		// Not a rule of the service: this fake only answers whole completions.
+		writeError(w, http.StatusBadRequest, apiError{Message: "stream: this fake answers non-streaming requests only", Type: "invalid_request_error"})
 		return
 	}
 
@@ -361,6 +303,26 @@ func replyError(reply Reply, model string) apiError {
 		e.Message = http.StatusText(reply.Status)
 	}
 	return e
+}
+
+// model answers GET /models/{model} as OpenAI does
+// (https://platform.openai.com/docs/api-reference/models/retrieve): the model object, or the
+// 404 of a model the service does not serve.
+func (s *Server) model(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.calls++
+	s.mu.Unlock()
+	if e, ok := s.checkAuth(r.Header); !ok {
+		writeError(w, http.StatusUnauthorized, e)
+		return
+	}
+	id := r.PathValue("model")
+	if _, ok := s.models.Lookup(id); !ok {
+		writeError(w, http.StatusNotFound, apiError{Type: "invalid_request_error", Code: ptr("model_not_found"),
+			Message: fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", id)})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": id, "object": "model", "created": 1744316542, "owned_by": "system"})
 }
 
 func (s *Server) checkAuth(h http.Header) (apiError, bool) {

@@ -68,6 +68,13 @@ func TestRules(t *testing.T) {
 		{name: "path without /v1", path: "/chat/completions", body: `{}`, status: 404, inMsg: "Invalid URL (POST /chat/completions)"},
 		{name: "not JSON", body: `{`, status: 400, inMsg: "could not parse the JSON body"},
 		{name: "no model", body: `{` + hi + `}`, status: 400, inMsg: "you must provide a model parameter"},
+		{name: "unknown parameter", body: `{"model":"gpt-4.1","max_output_tokens":5,` + hi + `}`, status: 400, inMsg: "Unrecognized request argument supplied: max_output_tokens"},
+		{name: "unknown model", body: `{"model":"gpt-nope",` + hi + `}`, status: 404, inMsg: "gpt-nope\x60 does not exist or you do not have access to it", code: "model_not_found"},
+		{name: "dated model", body: `{"model":"gpt-4.1-2025-04-14","max_tokens":32768,` + hi + `}`, status: 200},
+		{name: "output over the model's limit", body: `{"model":"gpt-4.1-2025-04-14","max_tokens":32769,` + hi + `}`, status: 400,
+			inMsg: "max_tokens is too large: 32769. This model supports at most 32768 completion tokens, whereas you provided 32769.", code: "invalid_value"},
+		{name: "schema with a number as a string", body: `{"model":"gpt-4.1","tools":[{"type":"function","function":{"name":"r","parameters":{"type":"object","properties":{"n":{"type":"integer","minimum":"1"}}}}}],` + hi + `}`,
+			status: 400, inMsg: "Invalid schema for function 'r'", code: "invalid_function_parameters"},
 		{name: "no messages", body: `{"model":"gpt-4.1","messages":[]}`, status: 400, inMsg: "empty array", code: "empty_array"},
 		{name: "bad role", body: `{"model":"gpt-4.1","messages":[{"role":"robot","content":"x"}]}`, status: 400, code: "invalid_value"},
 		{name: "max_tokens on a reasoning model", body: `{"model":"o3","max_tokens":5,` + hi + `}`, status: 400, inMsg: "Use 'max_completion_tokens' instead", code: "unsupported_parameter"},
@@ -89,7 +96,7 @@ func TestRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := openaitest.New(t)
+			s := openaitest.New(t, openaitest.WithModel("llama3.1:8b", 0))
 			url := s.URL + "/chat/completions"
 			if tt.path != "" {
 				url = strings.TrimSuffix(s.URL, openaitest.BasePath) + tt.path
@@ -122,7 +129,7 @@ func TestRules(t *testing.T) {
 
 func TestNoAuth(t *testing.T) {
 	t.Parallel()
-	s := openaitest.New(t, openaitest.WithNoAuth())
+	s := openaitest.New(t, openaitest.WithNoAuth(), openaitest.WithModel("llama3.1:8b", 0))
 	if r := post(t, s.URL+"/chat/completions", "", `{"model":"llama3.1:8b",`+hi+`}`); r.status != 200 {
 		t.Errorf("status = %d, want 200 without a key", r.status)
 	}
@@ -163,12 +170,12 @@ func TestPrefixCaching(t *testing.T) {
 		body       string
 		wantCached float64
 	}{
-		{"first", body("m", long, "one"), 0},
+		{"first", body("gpt-4.1", long, "one"), 0},
 		// Shared: 6008 + "user\x00" = 6013 characters, 1503 tokens: 1024 + 3*128.
-		{"same prefix", body("m", long, "two"), 1408},
-		{"other model", body("m2", long, "two"), 0},
-		{"short prompt", body("m", "short", "one"), 0},
-		{"short prompt again", body("m", "short", "one"), 0},
+		{"same prefix", body("gpt-4.1", long, "two"), 1408},
+		{"other model", body("gpt-4.1-mini", long, "two"), 0},
+		{"short prompt", body("gpt-4.1", "short", "one"), 0},
+		{"short prompt again", body("gpt-4.1", "short", "one"), 0},
 	}
 	for _, st := range steps {
 		r := post(t, s.URL+"/chat/completions", s.APIKey, st.body)
