@@ -241,7 +241,9 @@ func (p *pullRequest) post(ctx context.Context, f *Factory, o *ReviewOptions, re
 			short(rep.Change.HeadSHA), short(now.HeadSHA))
 	}
 	posted := 0
-	if p.overview != "" {
+	// A run where every reviewer failed posts no review: the overview alone would only make
+	// the next run think this head was reviewed.
+	if p.overview != "" && !everyReviewerFailed(rep) {
 		req := github.ReviewRequest{CommitID: rep.Change.HeadSHA, Body: note + p.overview, Event: github.EventComment}
 		if _, err := p.gh.CreateReview(ctx, p.owner, p.repo, p.number, req); err != nil {
 			return posted, err
@@ -410,6 +412,9 @@ func patchFiles(files []github.PRFile) []diff.File {
 // publish posts the reviews and the check run as the flags ask. On a pull request from a fork
 // the workflow's token cannot write: that ends with a message, not a failure.
 func (p *pullRequest) publish(ctx context.Context, f *Factory, o *ReviewOptions, rep report.Report, files []diff.File, council string) error {
+	if o.Post || o.CheckRun {
+		logFailures(f, rep)
+	}
 	if o.Post {
 		n, err := p.post(ctx, f, o, rep, files, council)
 		if err != nil && ctx.Err() != nil {
@@ -422,7 +427,11 @@ func (p *pullRequest) publish(ctx context.Context, f *Factory, o *ReviewOptions,
 			}
 			return &exitError{code: ExitPublish, msg: fmt.Sprintf("post the review on %s: %v (the review is in this run's output)", o.PR, err)}
 		}
-		fmt.Fprintf(f.Err, "council: posted %d review(s) on %s (%d GitHub requests)\n", n, o.PR, p.gh.Requests())
+		if everyReviewerFailed(rep) {
+			fmt.Fprintf(f.Err, "council: every reviewer failed, so no review was posted on %s; its summary comment says so (%d GitHub requests)\n", o.PR, p.gh.Requests())
+		} else {
+			fmt.Fprintf(f.Err, "council: posted %d review(s) on %s (%d GitHub requests)\n", n, o.PR, p.gh.Requests())
+		}
 	}
 	if o.CheckRun {
 		if err := p.checkRun(ctx, o, rep); err != nil {
@@ -433,13 +442,28 @@ func (p *pullRequest) publish(ctx context.Context, f *Factory, o *ReviewOptions,
 }
 
 // upsertSummary keeps one summary comment on the pull request, edited in place on every run.
+// Its second marker records the head the run reviewed; a run where every reviewer failed
+// reviewed nothing, so it keeps the head reviewed before it (if any), and the next run does not
+// take this head as done.
 func (p *pullRequest) upsertSummary(ctx context.Context, rep report.Report, council string, posted int) error {
-	t := rep.Totals()
-	body := fmt.Sprintf("%s\n%s\n### 🤖 %s\n\nReviewed `%s` with %d reviewers: %d finding(s) (%d inline, %d other notes, %d filtered); %d new review(s) posted this run.\n\n%s\n",
-		summaryMarker, ghreview.ReviewMarker("summary", rep.Change.HeadSHA), council, short(rep.Change.HeadSHA), len(rep.Reviewers), t.Shown(), t.Reported, t.OtherNote, t.Filtered, posted,
-		markdown.Ledger(rep.Usage))
-	for _, d := range rep.Degraded {
-		body += "\n> [!WARNING]\n> " + d + "\n"
+	var body string
+	if everyReviewerFailed(rep) {
+		head := ""
+		if p.lastHead != "" {
+			head = ghreview.ReviewMarker("summary", p.lastHead) + "\n"
+		}
+		body = fmt.Sprintf("%s\n%s### 🤖 %s\n\n%s\n", summaryMarker, head, council, couldNotReview(rep))
+	} else {
+		t := rep.Totals()
+		body = fmt.Sprintf("%s\n%s\n### 🤖 %s\n\nReviewed `%s` with %d reviewers: %d finding(s) (%d inline, %d other notes, %d filtered); %d new review(s) posted this run.\n\n%s\n",
+			summaryMarker, ghreview.ReviewMarker("summary", rep.Change.HeadSHA), council, short(rep.Change.HeadSHA), len(rep.Reviewers), t.Shown(), t.Reported, t.OtherNote, t.Filtered, posted,
+			markdown.Ledger(rep.Usage))
+		if line := someFailed(rep); line != "" {
+			body += "\n> [!WARNING]\n> " + line + "\n"
+		}
+		for _, d := range ghreview.PublicWarnings(rep.Degraded) {
+			body += "\n> [!WARNING]\n> " + d + "\n"
+		}
 	}
 	for _, c := range p.issue {
 		if p.trusted(c.User) && strings.Contains(c.Body, summaryMarker) {
@@ -451,7 +475,8 @@ func (p *pullRequest) upsertSummary(ctx context.Context, rep report.Report, coun
 	return err
 }
 
-// checkRun reports the review as a check run, its conclusion following --fail-on.
+// checkRun reports the review as a check run, its conclusion following --fail-on. When every
+// reviewer failed, it fails and says that the review could not run.
 func (p *pullRequest) checkRun(ctx context.Context, o *ReviewOptions, rep report.Report) error {
 	conclusion := "success"
 	if outcome(rep, o) != nil {
@@ -460,6 +485,11 @@ func (p *pullRequest) checkRun(ctx context.Context, o *ReviewOptions, rep report
 	run := github.CheckRun{
 		Name: "council", HeadSHA: rep.Change.HeadSHA, Status: "completed", Conclusion: conclusion,
 		Title: fmt.Sprintf("%d finding(s)", rep.Totals().Shown()), Summary: markdown.Ledger(rep.Usage),
+	}
+	if everyReviewerFailed(rep) {
+		run.Conclusion, run.Title, run.Summary = "failure", "council could not review this pull request", couldNotReview(rep)
+	} else if line := someFailed(rep); line != "" {
+		run.Summary += "\n\n" + line
 	}
 	for _, fd := range rep.Findings {
 		if fd.Status == finding.Filtered || fd.Line == 0 || fd.Side == finding.Left {
@@ -482,6 +512,63 @@ func (p *pullRequest) checkRun(ctx context.Context, o *ReviewOptions, rep report
 	}
 	_, err := p.gh.CreateCheckRun(ctx, p.owner, p.repo, run)
 	return err
+}
+
+// failureHelp ends what the pull request is told of failed reviewers. The public text never
+// quotes their errors (a provider's raw words, its request's internals): the run's log has them.
+const failureHelp = "The errors are in the run's log; run `council doctor` to check the model provider's credentials, model and requests."
+
+// everyReviewerFailed says whether the run reviewed nothing: a reviewer failed and none got a
+// usable answer. Such a run posts no review, and its summary comment does not record its head
+// as reviewed.
+func everyReviewerFailed(rep report.Report) bool {
+	if len(rep.Failed()) == 0 {
+		return false
+	}
+	for _, rv := range rep.Reviewers {
+		if rv.Succeeded {
+			return false
+		}
+	}
+	return true
+}
+
+// couldNotReview is the one line the summary comment and the check run say when every
+// reviewer failed.
+func couldNotReview(rep report.Report) string {
+	return fmt.Sprintf("council could not review this pull request at `%s`: every reviewer failed (%d of %d). %s",
+		short(rep.Change.HeadSHA), len(rep.Failed()), len(rep.Reviewers), failureHelp)
+}
+
+// someFailed is the one line the summary comment and the check run say when some reviewers
+// failed and others did not; "" when none failed.
+func someFailed(rep report.Report) string {
+	failed := rep.Failed()
+	if len(failed) == 0 {
+		return ""
+	}
+	names := make([]string, len(failed))
+	for i, rv := range failed {
+		names[i] = markdown.Title(rv)
+	}
+	return fmt.Sprintf("%d of %d reviewers failed (%s). %s", len(failed), len(rep.Reviewers), strings.Join(names, ", "), failureHelp)
+}
+
+// logFailures writes every reviewer's errors and the run's warnings to stderr in full, once
+// each: what is posted on the pull request leaves the providers' raw errors out.
+func logFailures(f *Factory, rep report.Report) {
+	for _, rv := range rep.Failed() {
+		verb := "failed"
+		if rv.Succeeded {
+			verb = "partly failed"
+		}
+		for _, e := range rv.Errors {
+			fmt.Fprintf(f.Err, "council: reviewer %s %s: %s\n", markdown.Title(rv), verb, e)
+		}
+	}
+	for _, d := range rep.Degraded {
+		fmt.Fprintf(f.Err, "council: warning: %s\n", d)
+	}
 }
 
 func repoURL(prURL string) string {

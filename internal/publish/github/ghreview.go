@@ -325,14 +325,29 @@ func (b *builder) cap(secs []*section) {
 }
 
 // worthPosting says whether s has something to say: a finding not yet on the PR, or a
-// summary or failure not yet posted for this head. A re-run on the same head with nothing
-// new posts nothing.
+// summary or partial failure not yet posted for this head. A re-run on the same head with
+// nothing new posts nothing, and neither does a reviewer that failed without producing
+// anything: a review that only says a request failed is noise to every watcher of the pull
+// request, and the error itself is for the run's log, not for them.
 func (b *builder) worthPosting(s *section) bool {
+	if b.failedEmpty(s) {
+		return false
+	}
 	if len(s.inline)+len(s.notes) > 0 {
 		return true
 	}
 	said := strings.TrimSpace(s.rv.Summary) != "" || len(s.rv.Errors) > 0
 	return said && !b.o.Posted[ReviewKey(s.rv.Name, b.o.HeadSHA)]
+}
+
+// failedEmpty says whether s's reviewer failed and produced nothing: no finding (shown, those
+// posted on an earlier run included, or filtered) and no summary.
+func (b *builder) failedEmpty(s *section) bool {
+	if len(s.rv.Errors) == 0 || strings.TrimSpace(s.rv.Summary) != "" {
+		return false
+	}
+	tally := b.r.Counts()[s.rv.Name]
+	return tally.Shown()+tally.Filtered == 0
 }
 
 func (b *builder) perReviewer(s *section) (Review, bool) {

@@ -533,11 +533,28 @@ func TestWhichReviewsArePosted(t *testing.T) {
 			clearSummaries(b)
 			b.r.Reviewers[1].Errors = nil
 		}, nil},
-		{"summary only", func(b *bundle) { b.r.Findings = nil }, []string{"correctness", "security", "maintainability", "casey"}},
-		{"failed reviewer gets a failure note", func(b *bundle) {
+		// Security failed on part of the change and found nothing in the rest: nothing to say.
+		{"summary only", func(b *bundle) { b.r.Findings = nil }, []string{"correctness", "maintainability", "casey"}},
+		{"failed reviewer posts nothing", func(b *bundle) {
 			b.r.Findings = nil
 			clearSummaries(b)
 			b.r.Reviewers[1].Succeeded = false
+		}, nil},
+		{"partly failed reviewer with a summary", func(b *bundle) {
+			b.r.Findings = nil
+			clearSummaries(b)
+			b.r.Reviewers[1].Summary = "- Nothing to report in the scanner."
+		}, []string{"security"}},
+		{"partly failed reviewer with only filtered findings", func(b *bundle) {
+			clearSummaries(b)
+			for i := range b.r.Findings {
+				b.r.Findings[i].Status = finding.Filtered
+			}
+		}, []string{"security"}},
+		{"partly failed reviewer whose findings were posted before", func(b *bundle) {
+			b.r.Findings = b.r.Findings[5:6] // Security's one
+			clearSummaries(b)
+			b.o.Posted = map[string]bool{"5ec00001": true}
 		}, []string{"security"}},
 		{"everything filtered", func(b *bundle) {
 			clearSummaries(b)
@@ -549,7 +566,7 @@ func TestWhichReviewsArePosted(t *testing.T) {
 		{"summary already posted for this head", func(b *bundle) {
 			b.r.Findings = nil
 			b.o.Posted = map[string]bool{ReviewKey("correctness", headSHA): true, ReviewKey("casey", "0000000"): true}
-		}, []string{"security", "maintainability", "casey"}},
+		}, []string{"maintainability", "casey"}},
 		{"finding of a reviewer not in the run", func(b *bundle) {
 			b.r.Findings = b.r.Findings[1:2]
 			b.r.Findings[0].Lenses = []string{"nell"}
@@ -581,25 +598,143 @@ func clearSummaries(b *bundle) {
 	}
 }
 
+// A reviewer that failed with nothing to show posts nothing, in either layout: not a review
+// of its own, not a section of the consolidated one. One that failed on part of the change
+// keeps its review, with a caution that does not quote the provider's error.
 func TestFailedReviewer(t *testing.T) {
+	t.Parallel()
+	const raw = "anthropic: request rejected (400 invalid_request_error): tools.0.custom: bad"
+	failed := report.Reviewer{
+		Name: "security", Title: "Security", Emoji: "🛡️", Kind: "lens", Alert: "CAUTION",
+		Focus: []string{"validation"}, Errors: []string{raw}, Units: 1, Missed: []string{"felix/bpf/conntrack/scanner.go"},
+	}
+	tests := []struct {
+		name   string
+		edit   func(*bundle)
+		layout Layout
+		want   []string // reviewers with a review; "" for the consolidated one
+		shown  []string // reviewers with a review marker in the posted bodies
+	}{
+		{"alone, per reviewer", func(b *bundle) {
+			b.r.Reviewers = []report.Reviewer{failed}
+			b.r.Findings = nil
+		}, PerReviewer, nil, nil},
+		{"alone, consolidated", func(b *bundle) {
+			b.r.Reviewers = []report.Reviewer{failed}
+			b.r.Findings = nil
+		}, Consolidated, nil, nil},
+		{"beside others, per reviewer", func(b *bundle) {
+			b.r.Reviewers[1] = failed
+			b.r.Findings = slices.DeleteFunc(b.r.Findings, func(f finding.Finding) bool { return f.Owner() == "security" })
+		}, PerReviewer, []string{"correctness", "maintainability", "casey", "rules"}, []string{"correctness", "maintainability", "casey", "rules"}},
+		{"beside others, consolidated", func(b *bundle) {
+			b.r.Reviewers[1] = failed
+			b.r.Findings = slices.DeleteFunc(b.r.Findings, func(f finding.Finding) bool { return f.Owner() == "security" })
+		}, Consolidated, []string{""}, []string{"correctness", "maintainability", "casey", "rules"}},
+		{"every reviewer failed, consolidated", func(b *bundle) {
+			for i := range b.r.Reviewers {
+				b.r.Reviewers[i].Errors, b.r.Reviewers[i].Summary, b.r.Reviewers[i].Succeeded = []string{raw}, "", false
+			}
+			b.r.Findings = nil
+		}, Consolidated, nil, nil},
+		{"partly failed with a finding, per reviewer", func(b *bundle) {
+			b.r.Reviewers = []report.Reviewer{b.r.Reviewers[1]}
+			b.r.Reviewers[0].Errors = []string{raw}
+			b.r.Findings = b.r.Findings[5:6]
+		}, PerReviewer, []string{"security"}, []string{"security"}},
+		{"partly failed with a finding, consolidated", func(b *bundle) {
+			b.r.Reviewers = []report.Reviewer{b.r.Reviewers[1]}
+			b.r.Reviewers[0].Errors = []string{raw}
+			b.r.Findings = b.r.Findings[5:6]
+		}, Consolidated, []string{""}, []string{"security"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			b.r.Degraded = nil
+			b.o.Layout = tt.layout
+			tt.edit(&b)
+			p := Build(b.r, b.o)
+			var got, shown []string
+			for _, rv := range p.Reviews {
+				got = append(got, rv.Reviewer)
+				for _, m := range ParseMarkers(rv.Body) {
+					if m.Review {
+						shown = append(shown, m.Reviewer)
+					}
+				}
+				if strings.Contains(rv.Body, "tools.0.custom") || strings.Contains(rv.Body, "This reviewer failed") {
+					t.Errorf("review %q quotes the failure:\n%s", rv.Reviewer, rv.Body)
+				}
+				if slices.Contains(shown, "security") && !strings.Contains(rv.Body, partlyFailed+"\n\n**Not reviewed by Security**") {
+					t.Errorf("the partly failed reviewer lacks its caution:\n%s", rv.Body)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("reviews (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.shown, shown); diff != "" {
+				t.Errorf("reviewers in the reviews (-want +got):\n%s", diff)
+			}
+			assertNothingDropped(t, b.r, p, b.o.Posted)
+		})
+	}
+}
+
+func TestPartlyFailedReviewer(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.r.Findings = nil
 	b.r.Degraded = nil
 	b.r.Reviewers = []report.Reviewer{{
-		Name: "security", Title: "Security", Emoji: "🛡️", Kind: "lens", Alert: "CAUTION",
-		Focus: []string{"validation"}, Errors: []string{"anthropic: authentication failed (401)"},
+		Name: "security", Title: "Security", Emoji: "🛡️", Kind: "lens", Alert: "CAUTION", Noun: "security issue",
+		Focus: []string{"validation"}, Errors: []string{"unit 2/2: anthropic: authentication failed (401)"},
+		Summary: "- The scanner's map is read-only.", Missed: []string{"felix/bpf-gpl/conntrack_cleanup.c"}, Succeeded: true,
 	}}
 	p := Build(b.r, b.o)
 	want := []Review{{
 		Reviewer: "security",
 		Body: "### 🛡️ Council of Claudes — Security\n\n> [!CAUTION]\n> Security lens · validation\n\n" +
-			"> [!CAUTION]\n> This reviewer failed: anthropic: authentication failed (401)\n\n" +
+			"**No security issues found**\n\n" +
+			"> [!CAUTION]\n> Part of this review failed, so it may be incomplete; the errors are in the run's log.\n\n" +
+			"- The scanner's map is read-only.\n\n" +
+			"**Not reviewed by Security** (its part of the change failed): `felix/bpf-gpl/conntrack_cleanup.c`\n\n" +
 			"🤖 Council of Claudes · 0 inline comment(s)\n\n" + ReviewMarker("security", headSHA),
 		Event: "COMMENT", CommitID: headSHA, Comments: []Comment{},
 	}}
 	if diff := cmp.Diff(want, p.Reviews); diff != "" {
 		t.Errorf("reviews (-want +got):\n%s", diff)
+	}
+}
+
+func TestPublicWarnings(t *testing.T) {
+	t.Parallel()
+	raw := "unit 1, claude-sonnet-4-5: anthropic: request rejected (400 invalid_request_error): tools.0.custom: bad"
+	got := PublicWarnings([]string{
+		"prompt cache warm-up failed, so reviewers may have paid for the whole prompt: " + raw,
+		"prompt cache warm-up failed, so reviewers may have paid for the whole prompt: unit 2, " + raw,
+		"validation failed for 1 of 6 findings: they are shown unchecked",
+		"validator's prompt cache warm-up failed: " + raw,
+	})
+	want := []string{
+		"prompt cache warm-up failed, so reviewers may have paid for the whole prompt (the error is in the run's log)",
+		"validation failed for 1 of 6 findings: they are shown unchecked",
+		"validator's prompt cache warm-up failed (the error is in the run's log)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("PublicWarnings (-want +got):\n%s", diff)
+	}
+
+	b := setup(t)
+	b.r.Degraded = []string{"validator's prompt cache warm-up failed: " + raw}
+	for _, layout := range Layouts {
+		b.o.Layout = layout
+		for _, rv := range Build(b.r, b.o).Reviews {
+			if strings.Contains(rv.Body, "tools.0.custom") || !strings.Contains(rv.Body, want[2]) {
+				t.Errorf("%s review %q: the degraded warning is not the public one:\n%s", layout, rv.Reviewer, rv.Body)
+			}
+		}
 	}
 }
 

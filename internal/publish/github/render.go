@@ -3,6 +3,7 @@ package ghreview
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,26 +29,53 @@ func (b *builder) degraded() []string {
 	if len(b.r.Degraded) == 0 {
 		return nil
 	}
-	return []string{strings.Join(markdown.Callout("WARNING", "This run was degraded, so the review may be incomplete", b.r.Degraded), "\n")}
+	return []string{strings.Join(markdown.Callout("WARNING", "This run was degraded, so the review may be incomplete", PublicWarnings(b.r.Degraded)), "\n")}
 }
+
+// rawErrorAfter lists the warnings of a degraded run (report.Degraded, as the engine writes
+// them) that end in an error as the model provider returned it, by the text before the error.
+var rawErrorAfter = []string{
+	"prompt cache warm-up failed, so reviewers may have paid for the whole prompt: ",
+	"validator's prompt cache warm-up failed: ",
+}
+
+// PublicWarnings is what a pull request is told of a degraded run: each warning of degraded,
+// without the model provider's raw error when it ends in one (the run's log and its JSON
+// output keep the full text), and each said once.
+func PublicWarnings(degraded []string) []string {
+	var out []string
+	for _, d := range degraded {
+		for _, p := range rawErrorAfter {
+			if strings.HasPrefix(d, p) {
+				d = strings.TrimSuffix(p, ": ") + " (the error is in the run's log)"
+				break
+			}
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// partlyFailed is the caution of a reviewer that failed on part of the change. It does not
+// quote the errors: they are the provider's raw words, for the run's log, not the pull request.
+const partlyFailed = "> [!CAUTION]\n> Part of this review failed, so it may be incomplete; the errors are in the run's log."
 
 func (b *builder) footer(inline int) string {
 	return fmt.Sprintf("🤖 %s · %d inline comment(s)", b.o.Council, inline)
 }
 
 // sectionBody is what a reviewer says in the body, between its callout and the footer: the
-// failure or the headline count, the summary and the other notes.
+// headline count, a partial failure, the summary and the other notes.
 func (b *builder) sectionBody(s *section) []string {
 	rv := s.rv
 	tally := b.r.Counts()[rv.Name]
-	var blocks []string
-	if len(rv.Errors) > 0 && tally.Shown()+tally.Filtered == 0 {
-		blocks = append(blocks, strings.Join(markdown.Callout("CAUTION", "This reviewer failed", rv.Errors), "\n"))
-	} else {
-		blocks = append(blocks, "**"+markdown.Headline(rv.Noun, tally.Shown())+"**")
-		if len(rv.Errors) > 0 {
-			blocks = append(blocks, strings.Join(markdown.Callout("CAUTION", "Part of this review failed, so it may be incomplete", rv.Errors), "\n"))
-		}
+	// A reviewer that failed with nothing to show has no section (worthPosting): one here
+	// that failed did so on part of the change only.
+	blocks := []string{"**" + markdown.Headline(rv.Noun, tally.Shown()) + "**"}
+	if len(rv.Errors) > 0 {
+		blocks = append(blocks, partlyFailed)
 	}
 	switch {
 	case s.posted == 1:
