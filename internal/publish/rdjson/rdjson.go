@@ -5,8 +5,12 @@
 // Only the findings the review shows are written: reported ones and other notes. reviewdog
 // has no way to carry a suppressed diagnostic, so filtered findings are left out here; they
 // stay in the JSON and SARIF outputs with their reasons. Line numbers in rdjson refer to the
-// new file, so a finding on deleted lines is located by its path alone (its old lines are in
-// original_output, with the rest of the finding).
+// new file, so a finding on deleted lines is located by its path alone (its old lines are named
+// in original_output).
+//
+// original_output is one line in the form a linter prints, `path:line: severity: title
+// (reviewer)`, because that is what reviewdog's local reporter prints for each diagnostic. The
+// whole finding is in the JSON output.
 //
 // A suggestion anchored on the new side becomes a reviewdog suggestion over exactly the
 // finding's lines, written line-wise (no columns): reviewdog then replaces those whole lines
@@ -18,7 +22,6 @@
 package rdjson
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -38,11 +41,7 @@ func Write(w io.Writer, r report.Report) error {
 	enc.SetIndent("", "  ")
 	// Messages are Markdown and suggestions are code; \u003c in place of < helps nobody.
 	enc.SetEscapeHTML(false)
-	res, err := build(r)
-	if err != nil {
-		return err
-	}
-	if err := enc.Encode(res); err != nil {
+	if err := enc.Encode(build(r)); err != nil {
 		return fmt.Errorf("write rdjson: %w", err)
 	}
 	return nil
@@ -105,7 +104,7 @@ const (
 	sevInfo    = "INFO"
 )
 
-func build(r report.Report) (diagnosticResult, error) {
+func build(r report.Report) diagnosticResult {
 	res := diagnosticResult{
 		Source:      source{Name: "council", URL: SourceURL},
 		Diagnostics: []diagnostic{},
@@ -115,25 +114,16 @@ func build(r report.Report) (diagnosticResult, error) {
 		if f.Status != finding.Reported && f.Status != finding.OtherNote {
 			continue
 		}
-		d, err := diagnosticFor(f)
-		if err != nil {
-			return diagnosticResult{}, err
-		}
+		d := diagnosticFor(f)
 		if rank := sevRank(d.Severity); rank > worst {
 			worst, res.Severity = rank, d.Severity
 		}
 		res.Diagnostics = append(res.Diagnostics, d)
 	}
-	return res, nil
+	return res
 }
 
-func diagnosticFor(f finding.Finding) (diagnostic, error) {
-	var raw bytes.Buffer
-	enc := json.NewEncoder(&raw)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(f); err != nil {
-		return diagnostic{}, fmt.Errorf("encode finding %s: %w", f.ID, err)
-	}
+func diagnosticFor(f finding.Finding) diagnostic {
 	side := f.Side
 	if side == "" {
 		side = finding.Right
@@ -142,7 +132,7 @@ func diagnosticFor(f finding.Finding) (diagnostic, error) {
 		Message:        text(f),
 		Location:       location{Path: f.Path},
 		Severity:       severity(f.Severity),
-		OriginalOutput: strings.TrimSuffix(raw.String(), "\n"),
+		OriginalOutput: originalOutput(f, side),
 	}
 	if o := f.Owner(); o != "" {
 		d.Source = &source{Name: o}
@@ -152,7 +142,7 @@ func diagnosticFor(f finding.Finding) (diagnostic, error) {
 	}
 	start, end := lines(f)
 	if end == 0 || side != finding.Right {
-		return d, nil
+		return d
 	}
 	lineWise := span{Start: position{Line: start}, End: position{Line: end}}
 	d.Location.Range = &lineWise
@@ -162,7 +152,55 @@ func diagnosticFor(f finding.Finding) (diagnostic, error) {
 		// must not end with one.
 		d.Suggestions = []suggestion{{Range: lineWise, Text: strings.TrimSuffix(f.Suggestion, "\n")}}
 	}
-	return d, nil
+	return d
+}
+
+// originalOutput is the line `reviewdog -reporter=local` prints for the finding. With
+// -f=rdjson that reporter prints original_output verbatim, and when it is empty reviewdog
+// fills it with the protobuf debug text of the whole diagnostic, so the line is written here,
+// after the convention reviewdog follows when it makes one itself (its checkstyle parser):
+// `path:line: severity: message (rule)`.
+//
+// The line is the range's start line, as in reviewdog's own `path:line:` output (its unified
+// writer) and in compilers' messages, so that an editor's jump lands on the first line of the
+// finding. The severity is council's own (critical … nit), which keeps apart what reviewdog's
+// three levels merge; the diagnostic's severity field carries reviewdog's level. The "rule" is
+// the reviewer that owns the finding, as in SARIF's ruleId.
+func originalOutput(f finding.Finding, side finding.Side) string {
+	var b strings.Builder
+	b.WriteString(f.Path)
+	start, end := lines(f)
+	if start > 0 && side == finding.Right {
+		fmt.Fprintf(&b, ":%d", start)
+	}
+	sev := string(f.Severity)
+	if f.Severity.Rank() == 0 {
+		sev = strings.ToLower(severity(f.Severity))
+	}
+	b.WriteString(": " + sev + ": " + oneLine(f.Title))
+	var notes []string
+	if o := f.Owner(); o != "" {
+		notes = append(notes, o)
+	}
+	// rdjson's lines are the new file's, so old lines cannot go in front as path:line; they
+	// are named here instead, as they cannot be found anywhere else in the diagnostic.
+	if start > 0 && side != finding.Right {
+		if start == end {
+			notes = append(notes, fmt.Sprintf("old line %d", start))
+		} else {
+			notes = append(notes, fmt.Sprintf("old lines %d-%d", start, end))
+		}
+	}
+	if len(notes) > 0 {
+		b.WriteString(" (" + strings.Join(notes, ", ") + ")")
+	}
+	return b.String()
+}
+
+// oneLine collapses runs of white space, line breaks included: a line break would split the
+// diagnostic over two lines of reviewdog's output.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // lines returns the finding's first and last line, or 0, 0 when it has none.

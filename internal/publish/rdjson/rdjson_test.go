@@ -163,35 +163,51 @@ func TestWriteValidates(t *testing.T) {
 	}
 }
 
+// mutation breaks one rule of reviewdog's format the output relies on in a valid document.
+type mutation struct {
+	name   string
+	mutate func(d map[string]any)
+	// officialRejects is true when reviewdog's published schema rejects the mutation too. That
+	// schema requires no field and closes no object, so it checks enums and types only; the
+	// rest are rules of the proto's semantics that council's subset holds.
+	officialRejects bool
+}
+
+func mutations() []mutation {
+	diag := func(d map[string]any, i int) map[string]any { return d["diagnostics"].([]any)[i].(map[string]any) }
+	loc := func(d map[string]any, i int) map[string]any { return diag(d, i)["location"].(map[string]any) }
+	rng := func(d map[string]any, i int) map[string]any { return loc(d, i)["range"].(map[string]any) }
+	return []mutation{
+		{"bad severity", func(d map[string]any) { diag(d, 0)["severity"] = "HIGH" }, true},
+		{"severity in lower case", func(d map[string]any) { diag(d, 0)["severity"] = "error" }, true},
+		{"severity number out of range", func(d map[string]any) { diag(d, 0)["severity"] = 4 }, true},
+		{"bad result severity", func(d map[string]any) { d["severity"] = "CRITICAL" }, true},
+		{"diagnostics not an array", func(d map[string]any) { d["diagnostics"] = diag(d, 0) }, true},
+		{"message not a string", func(d map[string]any) { diag(d, 0)["message"] = []any{"a", "b"} }, true},
+		{"path not a string", func(d map[string]any) { loc(d, 0)["path"] = 7 }, true},
+		{"line as a string", func(d map[string]any) { rng(d, 0)["start"].(map[string]any)["line"] = "189" }, true},
+		{"original_output not a string", func(d map[string]any) { diag(d, 0)["original_output"] = map[string]any{} }, true},
+		{"location without path", func(d map[string]any) { delete(loc(d, 0), "path") }, false},
+		{"diagnostic without location", func(d map[string]any) { delete(diag(d, 0), "location") }, false},
+		{"diagnostic without message", func(d map[string]any) { delete(diag(d, 0), "message") }, false},
+		{"line 0", func(d map[string]any) { rng(d, 0)["start"].(map[string]any)["line"] = 0 }, false},
+		{"column 0", func(d map[string]any) { rng(d, 0)["end"].(map[string]any)["column"] = 0 }, false},
+		{"range without start", func(d map[string]any) { delete(rng(d, 0), "start") }, false},
+		{"suggestion without text", func(d map[string]any) {
+			delete(diag(d, 0)["suggestions"].([]any)[0].(map[string]any), "text")
+		}, false},
+		{"source without name", func(d map[string]any) { delete(diag(d, 0)["source"].(map[string]any), "name") }, false},
+		{"code without value", func(d map[string]any) { delete(diag(d, 0)["code"].(map[string]any), "value") }, false},
+		{"misspelt field", func(d map[string]any) { diag(d, 0)["originalOutput"] = "{}" }, false},
+	}
+}
+
 // TestSchemaRejects shows the schema is not a rubber stamp: each mutation of a valid document
 // breaks one rule of reviewdog's format the output relies on.
 func TestSchemaRejects(t *testing.T) {
 	t.Parallel()
 	sch := compileSchema(t)
-	diag := func(d map[string]any, i int) map[string]any { return d["diagnostics"].([]any)[i].(map[string]any) }
-	loc := func(d map[string]any, i int) map[string]any { return diag(d, i)["location"].(map[string]any) }
-	rng := func(d map[string]any, i int) map[string]any { return loc(d, i)["range"].(map[string]any) }
-	tests := []struct {
-		name   string
-		mutate func(d map[string]any)
-	}{
-		{"nothing (control)", nil},
-		{"bad severity", func(d map[string]any) { diag(d, 0)["severity"] = "HIGH" }},
-		{"severity in lower case", func(d map[string]any) { diag(d, 0)["severity"] = "error" }},
-		{"bad result severity", func(d map[string]any) { d["severity"] = "CRITICAL" }},
-		{"location without path", func(d map[string]any) { delete(loc(d, 0), "path") }},
-		{"diagnostic without location", func(d map[string]any) { delete(diag(d, 0), "location") }},
-		{"diagnostic without message", func(d map[string]any) { delete(diag(d, 0), "message") }},
-		{"line 0", func(d map[string]any) { rng(d, 0)["start"].(map[string]any)["line"] = 0 }},
-		{"column 0", func(d map[string]any) { rng(d, 0)["end"].(map[string]any)["column"] = 0 }},
-		{"range without start", func(d map[string]any) { delete(rng(d, 0), "start") }},
-		{"suggestion without text", func(d map[string]any) {
-			delete(diag(d, 0)["suggestions"].([]any)[0].(map[string]any), "text")
-		}},
-		{"source without name", func(d map[string]any) { delete(diag(d, 0)["source"].(map[string]any), "name") }},
-		{"code without value", func(d map[string]any) { delete(diag(d, 0)["code"].(map[string]any), "value") }},
-		{"misspelt field", func(d map[string]any) { diag(d, 0)["originalOutput"] = "{}" }},
-	}
+	tests := append([]mutation{{name: "nothing (control)"}}, mutations()...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -261,24 +277,67 @@ func decode(t *testing.T, b []byte) resultDoc {
 	return doc
 }
 
-// TestShownFindingsOnly: reported findings and other notes, in report order, each carrying
-// the whole finding in original_output; filtered ones are left out.
+// TestShownFindingsOnly: reported findings and other notes, in report order; filtered ones
+// are left out.
 func TestShownFindingsOnly(t *testing.T) {
 	t.Parallel()
 	doc := decode(t, write(t, full()))
-	var ids []string
+	var titles []string
 	for _, d := range doc.Diagnostics {
-		var f finding.Finding
-		if err := json.Unmarshal([]byte(d.OriginalOutput), &f); err != nil {
-			t.Fatalf("original_output is not a finding: %v", err)
-		}
-		ids = append(ids, f.ID)
+		title, _, _ := strings.Cut(d.Message, "\n")
+		titles = append(titles, title)
 	}
-	if diff := cmp.Diff([]string{"c0ffee01", "c0ffee02", "c0ffee03", "c0ffee05"}, ids); diff != "" {
+	want := []string{
+		"Failed enqueue is logged at Debug and the entry leaks",
+		"CCQ entry survives a failed delete",
+		"Document the cleanup queue",
+		"The lock that guarded the map is gone",
+	}
+	if diff := cmp.Diff(want, titles); diff != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", diff)
 	}
 	if doc.Severity != "ERROR" {
 		t.Errorf("result severity = %q, want the worst, ERROR", doc.Severity)
+	}
+}
+
+// TestOriginalOutput checks the one line reviewdog's local reporter prints for a diagnostic
+// (TestReviewdogLocal runs reviewdog itself on the full report).
+func TestOriginalOutput(t *testing.T) {
+	t.Parallel()
+	base := finding.Finding{
+		ID: "x", Lenses: []string{"correctness", "casey"}, Path: "dir with space/a.go", StartLine: 10, Line: 12,
+		Side: finding.Right, Severity: finding.Medium, Title: "Title", Anchored: true, Status: finding.Reported,
+	}
+	tests := []struct {
+		name   string
+		mutate func(f *finding.Finding)
+		want   string
+	}{
+		{"range: its start line", func(*finding.Finding) {}, "dir with space/a.go:10: medium: Title (correctness)"},
+		{"one line", func(f *finding.Finding) { f.StartLine = 0 }, "dir with space/a.go:12: medium: Title (correctness)"},
+		{"start after end is ignored", func(f *finding.Finding) { f.StartLine = 20 }, "dir with space/a.go:12: medium: Title (correctness)"},
+		{"no side is the new side", func(f *finding.Finding) { f.Side = "" }, "dir with space/a.go:10: medium: Title (correctness)"},
+		{"no line", func(f *finding.Finding) { f.Line, f.StartLine = 0, 0 }, "dir with space/a.go: medium: Title (correctness)"},
+		{"old lines", func(f *finding.Finding) { f.Side = finding.Left }, "dir with space/a.go: medium: Title (correctness, old lines 10-12)"},
+		{"old line", func(f *finding.Finding) { f.Side, f.StartLine = finding.Left, 12 }, "dir with space/a.go: medium: Title (correctness, old line 12)"},
+		{"old side without a line", func(f *finding.Finding) { f.Side, f.Line, f.StartLine = finding.Left, 0, 0 }, "dir with space/a.go: medium: Title (correctness)"},
+		{"no owner", func(f *finding.Finding) { f.Lenses = nil }, "dir with space/a.go:10: medium: Title"},
+		{"no owner, old lines", func(f *finding.Finding) { f.Lenses, f.Side = nil, finding.Left }, "dir with space/a.go: medium: Title (old lines 10-12)"},
+		{"title over lines", func(f *finding.Finding) { f.Title = "  Two\n\tlines  " }, "dir with space/a.go:10: medium: Two lines (correctness)"},
+		{"council's severity", func(f *finding.Finding) { f.Severity = finding.Nit }, "dir with space/a.go:10: nit: Title (correctness)"},
+		{"unknown severity: reviewdog's level", func(f *finding.Finding) { f.Severity = "major" }, "dir with space/a.go:10: warning: Title (correctness)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := base
+			tt.mutate(&f)
+			d := decode(t, write(t, report.Report{Findings: []finding.Finding{f}})).Diagnostics[0]
+			if d.OriginalOutput != tt.want {
+				t.Errorf("original_output = %q, want %q", d.OriginalOutput, tt.want)
+			}
+		})
 	}
 }
 
