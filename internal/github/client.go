@@ -69,6 +69,10 @@ type Client struct {
 	requests *atomic.Int64
 	now      func() time.Time
 	secrets  func() []string
+	// credential is the kind of credential, as far as it shows without a request (the
+	// token's prefix); app is set with GitHub App credentials. RepoAccess uses both.
+	credential Credential
+	app        *appTokens
 }
 
 // New checks o and builds a client. It makes no request: bad credentials show on the first
@@ -177,6 +181,7 @@ func New(o Options) (*Client, error) {
 		tok := o.Token
 		token = func(context.Context) (string, error) { return tok, nil }
 		c.secrets = func() []string { return []string{tok} }
+		c.credential = tokenCredential(tok)
 	} else {
 		key, err := parsePrivateKey(o.PrivateKey)
 		if err != nil {
@@ -189,6 +194,7 @@ func New(o Options) (*Client, error) {
 		}
 		app.convert = c.convert
 		token = app.get
+		c.credential, c.app = CredentialApp, app
 		c.secrets = func() []string { return []string{app.current()} }
 	}
 	c.gh, err = gh.NewClient(opts(&authTransport{next: limited, token: token, base: apiOrigin})...)

@@ -25,22 +25,49 @@ func jwtError(w http.ResponseWriter, msg string) {
 	writeError(w, http.StatusUnauthorized, msg, nil, "https://docs.github.com/rest")
 }
 
-// accessToken is POST /app/installations/{id}/access_tokens: it checks the app's JWT and
-// mints an installation token.
-func (s *Server) accessToken(w http.ResponseWriter, r *http.Request) {
+// appJWT checks the request's app JWT and answers 401 as GitHub does when it is not valid.
+// Call with s.mu held.
+func (s *Server) appJWT(w http.ResponseWriter, r *http.Request) bool {
 	scheme, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !strings.EqualFold(scheme, "bearer") || cred == "" {
+	if !strings.EqualFold(scheme, "bearer") || cred == "" || s.app == nil {
 		jwtError(w, "A JSON web token could not be decoded")
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.app == nil {
-		jwtError(w, "A JSON web token could not be decoded")
-		return
+		return false
 	}
 	if msg := verifyJWT(cred, s.app, s.now()); msg != "" {
 		jwtError(w, msg)
+		return false
+	}
+	return true
+}
+
+// defaultAppPerms is what an installation holds unless WithAppInstallation says otherwise:
+// every permission council uses.
+var defaultAppPerms = map[string]string{
+	"pull_requests": "write", "issues": "write", "checks": "write", "contents": "read", "metadata": "read",
+}
+
+// installationPerms is the installation's permissions. Call with s.mu held.
+func (s *Server) installationPerms() map[string]string {
+	if s.appPerms != nil {
+		return s.appPerms
+	}
+	return defaultAppPerms
+}
+
+func (s *Server) repositorySelection() string {
+	if s.appRepos != nil {
+		return "selected"
+	}
+	return "all"
+}
+
+// accessToken is POST /app/installations/{id}/access_tokens: it checks the app's JWT and
+// mints an installation token with the installation's permissions, on its repositories.
+// https://docs.github.com/rest/apps/apps#create-an-installation-access-token-for-an-app
+func (s *Server) accessToken(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.appJWT(w, r) {
 		return
 	}
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
@@ -51,18 +78,45 @@ func (s *Server) accessToken(w http.ResponseWriter, r *http.Request) {
 	s.minted++
 	tok := fmt.Sprintf("ghs_fakeinstallation%04dtoken%020d", s.minted, s.app.installation)
 	expires := s.now().Add(tokenLifetime)
-	s.tokens[tok] = &token{
-		login:   AppLogin,
-		scopes:  map[string]bool{PullRequestsWrite: true, IssuesWrite: true, ChecksWrite: true},
-		expires: expires,
+	perms := s.installationPerms()
+	t := &token{login: AppLogin, scopes: map[string]bool{}, expires: expires, explicitReads: true, repos: s.appRepos}
+	for name, level := range perms {
+		t.scopes[name+":"+level] = true
 	}
+	s.tokens[tok] = t
 	writeJSON(w, http.StatusCreated, map[string]any{
-		"token":      tok,
-		"expires_at": timestamp(expires),
-		"permissions": map[string]string{
-			"pull_requests": "write", "issues": "write", "checks": "write", "contents": "read", "metadata": "read",
-		},
-		"repository_selection": "all",
+		"token":                tok,
+		"expires_at":           timestamp(expires),
+		"permissions":          perms,
+		"repository_selection": s.repositorySelection(),
+	})
+}
+
+// repoInstallation is GET /repos/{owner}/{repo}/installation, for the app's JWT: the
+// installation that covers the repository, with its permissions, or 404 when the app is not
+// installed on it.
+// https://docs.github.com/rest/apps/apps#get-a-repository-installation-for-the-authenticated-app
+func (s *Server) repoInstallation(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.appJWT(w, r) {
+		return
+	}
+	rs := s.repo(r.PathValue("owner"), r.PathValue("repo"), false)
+	if rs == nil || (s.appRepos != nil && !s.appRepos[repoKey(rs.owner, rs.name)]) {
+		notFound(w)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"id":                   s.app.installation,
+		"app_id":               s.app.id,
+		"account":              map[string]any{"login": rs.owner, "type": "Organization"},
+		"target_type":          "Organization",
+		"repository_selection": s.repositorySelection(),
+		"permissions":          s.installationPerms(),
+		"events":               []string{},
+		"access_tokens_url":    fmt.Sprintf("%s/app/installations/%d/access_tokens", s.URL, s.app.installation),
+		"suspended_at":         nil,
 	})
 }
 

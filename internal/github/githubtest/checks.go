@@ -77,6 +77,26 @@ var (
 
 const checksDoc = "https://docs.github.com/rest/checks/runs"
 
+// appOnly refuses a check run write from a personal access token, as GitHub does: "To create a
+// check run, you must use a GitHub App. OAuth apps and authenticated users are not able to
+// create a check suite." (https://docs.github.com/rest/checks/runs#create-a-check-run). A
+// classic token gets "You must authenticate via a GitHub App." (as reported in
+// https://github.com/EnricoMi/publish-unit-test-result-action/issues/53), a fine-grained one
+// "Resource not accessible by personal access token" (as reported in
+// https://github.com/github/rest-api-description/issues/4290), whatever permissions it holds.
+func appOnly(w http.ResponseWriter, r *http.Request) bool {
+	t, _ := r.Context().Value(ctxKey{}).(*token)
+	switch {
+	case t != nil && t.kind == classicPAT:
+		writeError(w, http.StatusForbidden, "You must authenticate via a GitHub App.", nil, checksDoc+"#create-a-check-run")
+		return false
+	case t != nil && t.kind == fineGrainedPAT:
+		writeError(w, http.StatusForbidden, notAccessible(t), nil, checksDoc+"#create-a-check-run")
+		return false
+	}
+	return true
+}
+
 // invalid answers the checks API's 422, whose message is "Invalid request." and the reason.
 func invalid(w http.ResponseWriter, why string) {
 	writeError(w, http.StatusUnprocessableEntity, "Invalid request.\n\n"+why, nil, checksDoc)
@@ -202,7 +222,7 @@ func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request) {
 		notFound(w)
 		return
 	}
-	if !allowed(w, r, ChecksWrite) {
+	if !appOnly(w, r) || !allowed(w, r, ChecksWrite) {
 		return
 	}
 	b, ok := decodeCheckRun(w, r)
@@ -242,7 +262,7 @@ func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request) {
 		notFound(w)
 		return
 	}
-	if !allowed(w, r, ChecksWrite) {
+	if !appOnly(w, r) || !allowed(w, r, ChecksWrite) {
 		return
 	}
 	b, ok := decodeCheckRun(w, r)

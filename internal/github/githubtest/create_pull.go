@@ -81,9 +81,12 @@ type newPull struct {
 }
 
 // createPull is POST /repos/{owner}/{repo}/pulls, with GitHub's refusals: 403 without
-// pull_requests:write, 422 for a missing title, a head or base branch the repository does not
-// have, a head with no commits over the base, and a second open pull request for one head and
-// base.
+// pull_requests:write (404 for a classic token without the scope), 403 for a workflow's
+// GITHUB_TOKEN when the repository does not let GitHub Actions open pull requests
+// (WithActionsPullRequestsDisabled), 422 for a missing title, head or base, a head or base
+// branch the repository does not have, a head with no commits over the base, and a second open
+// pull request for one head and base. The permission is checked before the body, so an empty
+// body answers 403 without the permission and 422 with it.
 func (s *Server) createPull(w http.ResponseWriter, r *http.Request) {
 	owner, name := r.PathValue("owner"), r.PathValue("repo")
 	s.mu.Lock()
@@ -94,7 +97,12 @@ func (s *Server) createPull(w http.ResponseWriter, r *http.Request) {
 		notFound(w)
 		return
 	}
+	// The permission comes first, then the repository's settings, then the body.
 	if !allowed(w, r, PullRequestsWrite) {
+		return
+	}
+	if s.actionsCannotOpenPulls(r) {
+		writeError(w, http.StatusForbidden, "GitHub Actions is not permitted to create or approve pull requests.", nil, createPullDoc)
 		return
 	}
 	var req newPull
@@ -107,8 +115,19 @@ func (s *Server) createPull(w http.ResponseWriter, r *http.Request) {
 		validationFailed(w, map[string]string{"resource": "PullRequest", "field": "issue", "code": "invalid"})
 		return
 	}
+	// head and base are required, and title unless issue is given:
+	// https://docs.github.com/rest/pulls/pulls#create-a-pull-request
+	var missing []map[string]string
 	if req.Title == nil || strings.TrimSpace(*req.Title) == "" {
-		validationFailed(w, map[string]string{"resource": "PullRequest", "field": "title", "code": "missing_field"})
+		missing = append(missing, map[string]string{"resource": "PullRequest", "field": "title", "code": "missing_field"})
+	}
+	for _, f := range []struct{ name, v string }{{"head", req.Head}, {"base", req.Base}} {
+		if f.v == "" {
+			missing = append(missing, map[string]string{"resource": "PullRequest", "field": f.name, "code": "missing_field"})
+		}
+	}
+	if len(missing) > 0 {
+		validationFailed(w, missing...)
 		return
 	}
 	// "user:branch" names a branch of user's fork; this fake has none, only the repository's
@@ -185,6 +204,9 @@ func (s *Server) listPulls(w http.ResponseWriter, r *http.Request) {
 	rs := s.repo(r.PathValue("owner"), r.PathValue("repo"), false)
 	if rs == nil {
 		notFound(w)
+		return
+	}
+	if !readable(w, r, PullRequestsRead) {
 		return
 	}
 	q := r.URL.Query()

@@ -15,7 +15,9 @@ type issueCommentState struct {
 	reactions        map[string]int
 }
 
-// Conversation comments on a pull request need issues or pull_requests write permission.
+// Conversation comments on a pull request need issues or pull_requests write permission: "Create
+// an issue comment" accepts either set.
+// https://docs.github.com/rest/issues/comments#create-an-issue-comment
 var commentPerms = []string{IssuesWrite, PullRequestsWrite}
 
 func (s *Server) issueCommentJSON(rs *repoState, n int, c *issueCommentState) map[string]any {
@@ -38,7 +40,7 @@ func (s *Server) listIssueComments(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rs, p := s.lookupPR(w, r)
-	if p == nil {
+	if p == nil || !readable(w, r, IssuesRead, PullRequestsRead) {
 		return
 	}
 	var all []map[string]any

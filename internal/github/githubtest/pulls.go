@@ -32,6 +32,7 @@ type PR struct {
 
 type repoState struct {
 	owner, name string
+	private     bool // SetPrivate
 	prs         map[int]*prState
 	files       map[string]map[string]string // ref -> path -> content
 	commits     map[string]bool              // every SHA the repository knows
@@ -273,7 +274,7 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rs, p := s.lookupPR(w, r)
-	if p == nil {
+	if p == nil || !readable(w, r, PullRequestsRead) {
 		return
 	}
 	accept := r.Header.Get("Accept")
@@ -342,7 +343,7 @@ func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, p := s.lookupPR(w, r)
-	if p == nil {
+	if p == nil || !readable(w, r, PullRequestsRead) {
 		return
 	}
 	h := p.head()
@@ -372,6 +373,9 @@ func (s *Server) contents(w http.ResponseWriter, r *http.Request) {
 	rs := s.repo(r.PathValue("owner"), r.PathValue("repo"), false)
 	if rs == nil {
 		notFound(w)
+		return
+	}
+	if !readable(w, r, ContentsRead) {
 		return
 	}
 	ref := r.URL.Query().Get("ref")

@@ -208,7 +208,7 @@ func (s *Server) listReviews(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rs, p := s.lookupPR(w, r)
-	if p == nil {
+	if p == nil || !readable(w, r, PullRequestsRead) {
 		return
 	}
 	var all []map[string]any
@@ -224,7 +224,7 @@ func (s *Server) listReviewComments(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rs, p := s.lookupPR(w, r)
-	if p == nil {
+	if p == nil || !readable(w, r, PullRequestsRead) {
 		return
 	}
 	var all []map[string]any

@@ -2,8 +2,10 @@
 // of any package that reads pull requests or posts reviews. It serves under /api/v3, as GitHub
 // Enterprise Server does, so that a client that drops or doubles the base path fails here. It
 // enforces what the real service enforces, with the real error bodies: credentials (401),
-// permissions (403 with x-accepted-github-permissions), unknown repositories and pull requests
-// (404), review comments that are not on a line of the diff or span two hunks, a commit_id
+// permissions (403 with x-accepted-github-permissions, checked before the body), the kinds of
+// credentials (a classic token's scopes in X-OAuth-Scopes, a fine-grained token's reads, an
+// installation's permissions and repositories, check runs for apps only), unknown and unseen
+// repositories and pull requests (404), review comments that are not on a line of the diff or span two hunks, a commit_id
 // that is not the pull request's (422), more than 50 check run annotations in one request
 // (422), the app JWT exchange, pagination with Link headers; and it can answer the next
 // requests with injected rate limits.
@@ -33,11 +35,25 @@ import (
 // BasePath is where the API is served; Server.URL ends with it.
 const BasePath = "/api/v3"
 
-// Permissions a token can hold (WithToken's scopes). Reading needs none: any valid token can.
+// Permissions a token can hold, in GitHub's fine-grained names (WithToken's scopes, and
+// WithFineGrainedToken's). A write permission includes its read. A token WithToken or WithUser
+// registers reads everything without any; a fine-grained personal access token and an
+// installation token need the read permission too.
 const (
 	PullRequestsWrite = "pull_requests:write" // reviews, review comments, replies; also PR conversation comments
 	IssuesWrite       = "issues:write"        // conversation comments
 	ChecksWrite       = "checks:write"        // check runs
+	ContentsRead      = "contents:read"       // files, commits
+	PullRequestsRead  = "pull_requests:read"  // pull requests, their files, reviews and review comments
+	IssuesRead        = "issues:read"         // conversation comments (pull_requests:read also reads them)
+)
+
+// OAuth scopes of a personal access token (classic) (WithClassicToken): repo opens public and
+// private repositories, public_repo writes to public ones; reading a public repository needs
+// none. https://docs.github.com/apps/oauth-apps/building-oauth-apps/scopes-for-oauth-apps
+const (
+	ScopeRepo       = "repo"
+	ScopePublicRepo = "public_repo"
 )
 
 // DefaultLogin is the user behind a token WithToken registers.
@@ -72,12 +88,44 @@ type Server struct {
 	minted          int
 	resolvedThreads map[int64]bool    // first comment ids of resolved review threads
 	remotes         map[string]string // repoKey -> git repository of its branches (SetRemote)
+	// appPerms and appRepos are the installation WithAppInstallation describes: nil for every
+	// permission council uses, on every repository.
+	appPerms map[string]string
+	appRepos map[string]bool
+	// actionsNoPulls is the repository setting "Allow GitHub Actions to create and approve pull
+	// requests" turned off (WithActionsPullRequestsDisabled).
+	actionsNoPulls bool
 }
+
+// tokenKind is what kind of credential a token is, which decides how GitHub checks it.
+type tokenKind int
+
+const (
+	// integration is a token with fine-grained permissions that WithToken or WithUser
+	// registers (a workflow's GITHUB_TOKEN, say), or an installation token the app exchange
+	// mints.
+	integration tokenKind = iota
+	// fineGrainedPAT is a fine-grained personal access token (WithFineGrainedToken).
+	fineGrainedPAT
+	// classicPAT is a personal access token (classic) with OAuth scopes (WithClassicToken).
+	classicPAT
+)
 
 type token struct {
 	login   string
-	scopes  map[string]bool
-	expires time.Time // zero: never
+	kind    tokenKind
+	scopes  map[string]bool // fine-grained permissions held ("pull_requests:write")
+	oauth   []string        // a classic token's OAuth scopes, as X-OAuth-Scopes lists them
+	expires time.Time       // zero: never
+	// explicitReads makes reads need their permission, as for fine-grained tokens and
+	// installation tokens; WithToken's tokens read everything.
+	explicitReads bool
+	// repos are the only repositories the token sees (repoKey), as an installation's
+	// repository selection; nil: every repository.
+	repos map[string]bool
+	// role is the token's user's role on every repository (admin, maintain, push, triage, pull,
+	// none), for GET /repos/{owner}/{repo}'s permissions; "" is admin.
+	role string
 }
 
 type app struct {
@@ -172,6 +220,10 @@ func (s *Server) routes() {
 	p := func(method, path string, h http.HandlerFunc) { m.HandleFunc(method+" "+BasePath+path, h) }
 	p("POST", "/app/installations/{id}/access_tokens", s.accessToken)
 	p("GET", "/user", s.user)
+	p("GET", "/repos/{owner}/{repo}", s.getRepo)
+	p("GET", "/repos/{owner}/{repo}/installation", s.repoInstallation)
+	p("GET", "/repos/{owner}/{repo}/commits", s.listCommits)
+	p("POST", "/repos/{owner}/{repo}/issues", s.createIssue)
 	p("GET", "/repos/{owner}/{repo}/pulls", s.listPulls)
 	p("POST", "/repos/{owner}/{repo}/pulls", s.createPull)
 	p("GET", "/repos/{owner}/{repo}/pulls/{n}", s.getPull)
@@ -193,7 +245,10 @@ func (s *Server) routes() {
 	s.mux = m
 }
 
-type ctxKey struct{}
+type (
+	ctxKey     struct{}
+	privateKey struct{} // the request's repository is private (a bool)
+)
 
 // ServeHTTP logs and counts the request, answers an injected failure if one is queued, checks
 // the credentials and routes.
@@ -226,15 +281,57 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, fail.body)
 		return
 	}
-	if !strings.HasPrefix(rel, "/app/") {
+	if !jwtPath(rel) {
 		tok, msg := s.authenticate(r)
 		if tok == nil {
 			writeError(w, http.StatusUnauthorized, msg, nil, "https://docs.github.com/rest")
 			return
 		}
-		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, tok))
+		if tok.kind == classicPAT {
+			// A classic token's answers list its scopes, refusals included.
+			// https://docs.github.com/apps/oauth-apps/building-oauth-apps/scopes-for-oauth-apps
+			w.Header().Set("X-OAuth-Scopes", strings.Join(tok.oauth, ", "))
+		}
+		ctx := context.WithValue(r.Context(), ctxKey{}, tok)
+		if owner, name, ok := repoOf(rel); ok {
+			s.mu.Lock()
+			rs := s.repo(owner, name, false)
+			s.mu.Unlock()
+			// A repository the credentials may not see is a 404, never a 403, so as not to
+			// confirm that it exists.
+			// https://docs.github.com/rest/using-the-rest-api/troubleshooting-the-rest-api
+			if rs != nil && !tok.sees(rs) {
+				notFound(w)
+				return
+			}
+			ctx = context.WithValue(ctx, privateKey{}, rs != nil && rs.private)
+		}
+		r = r.WithContext(ctx)
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// jwtPath reports whether rel authenticates with the app's JWT rather than a token: the app
+// endpoints and GET /repos/{owner}/{repo}/installation.
+func jwtPath(rel string) bool {
+	if strings.HasPrefix(rel, "/app/") {
+		return true
+	}
+	_, _, ok := repoOf(rel)
+	return ok && strings.Count(rel, "/") == 4 && strings.HasSuffix(rel, "/installation")
+}
+
+// repoOf returns the owner and name of a path under /repos/{owner}/{repo}.
+func repoOf(rel string) (owner, name string, ok bool) {
+	rest, ok := strings.CutPrefix(rel, "/repos/")
+	if !ok {
+		return "", "", false
+	}
+	parts := strings.SplitN(rest, "/", 3)
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+		return "", "", false
+	}
+	return parts[0], parts[1], true
 }
 
 // authenticate finds the token of the Authorization header ("Bearer X" or "token X").
@@ -256,12 +353,36 @@ func (s *Server) authenticate(r *http.Request) (*token, string) {
 	return t, ""
 }
 
-// allowed answers 403, as GitHub does for a token without the permission, unless the request's
-// token holds one of perms.
+// allowed lets a write through when the request's token may make it, and otherwise answers
+// as GitHub does: 403 with x-accepted-github-permissions for a fine-grained token or an
+// installation token without one of perms, 404 for a classic token without the scope. It runs
+// before the body is read: GitHub checks the permission before it validates the request.
 func allowed(w http.ResponseWriter, r *http.Request, perms ...string) bool {
+	return permit(w, r, true, perms...)
+}
+
+// readable is allowed for a read: a classic token reads what it sees, a fine-grained or
+// installation token needs the read permission (or the write one).
+func readable(w http.ResponseWriter, r *http.Request, perms ...string) bool {
+	return permit(w, r, false, perms...)
+}
+
+func permit(w http.ResponseWriter, r *http.Request, write bool, perms ...string) bool {
 	t, _ := r.Context().Value(ctxKey{}).(*token)
+	if t != nil && t.kind == classicPAT {
+		private, _ := r.Context().Value(privateKey{}).(bool)
+		if !write || t.hasScope(ScopeRepo) || (!private && t.hasScope(ScopePublicRepo)) {
+			return true
+		}
+		// Without the scope GitHub answers 404, as for a repository it does not show
+		// (https://github.com/orgs/community/discussions/24499), and names the scopes that
+		// would do.
+		w.Header().Set("X-Accepted-OAuth-Scopes", "public_repo, repo")
+		notFound(w)
+		return false
+	}
 	for _, p := range perms {
-		if t != nil && t.scopes[p] {
+		if t != nil && t.holds(p) {
 			return true
 		}
 	}
@@ -269,10 +390,54 @@ func allowed(w http.ResponseWriter, r *http.Request, perms ...string) bool {
 	for i, p := range perms {
 		accepted[i] = strings.Replace(p, ":", "=", 1)
 	}
+	// https://github.blog/changelog/2023-08-10-x-accepted-github-permissions-header-for-fine-grained-permission-actors
 	w.Header().Set("X-Accepted-Github-Permissions", strings.Join(accepted, "; "))
-	writeError(w, http.StatusForbidden, "Resource not accessible by integration", nil,
-		"https://docs.github.com/rest")
+	writeError(w, http.StatusForbidden, notAccessible(t), nil, "https://docs.github.com/rest")
 	return false
+}
+
+// notAccessible is GitHub's 403 message for a missing permission, which names the kind of
+// credential.
+func notAccessible(t *token) string {
+	if t != nil && t.kind == fineGrainedPAT {
+		return "Resource not accessible by personal access token"
+	}
+	return "Resource not accessible by integration"
+}
+
+// holds reports whether t has permission p; a write permission includes its read, and a token
+// without explicit reads reads everything.
+func (t *token) holds(p string) bool {
+	if t.scopes[p] {
+		return true
+	}
+	name, level, _ := strings.Cut(p, ":")
+	return level == "read" && (!t.explicitReads || t.scopes[name+":write"])
+}
+
+func (t *token) hasScope(sc string) bool {
+	for _, o := range t.oauth {
+		if o == sc {
+			return true
+		}
+	}
+	return false
+}
+
+// sees reports whether t may see rs at all: an installation sees the repositories it is
+// installed on, a classic token a private repository only with the repo scope, a user a
+// private repository only with a role on it.
+func (t *token) sees(rs *repoState) bool {
+	if t.repos != nil && !t.repos[repoKey(rs.owner, rs.name)] {
+		return false
+	}
+	if !rs.private {
+		return true
+	}
+	if t.kind == classicPAT && !t.hasScope(ScopeRepo) {
+		return false
+	}
+	return t.role != "none"
 }
 
 // user is GET /user. As on GitHub, an installation token (a "[bot]" login) may not read it.

@@ -339,3 +339,166 @@ func TestInstallationTokenExpires(t *testing.T) {
 		t.Errorf("expired installation token: %d %v, want 401 Bad credentials", resp.StatusCode, m)
 	}
 }
+
+// TestAccessRules checks how the fake tells credentials apart, as GitHub does: classic tokens
+// by their scopes, fine-grained tokens and installation tokens by their permissions, checked
+// before the body.
+func TestAccessRules(t *testing.T) {
+	t.Parallel()
+	const (
+		classicPub  = "ghp_pub"
+		classicRepo = "ghp_repo"
+		classicNone = "ghp_none"
+		fgRead      = "github_pat_read"
+		fgAll       = "github_pat_all"
+		outsider    = "tok-outsider"
+		workflow    = "ghs_workflow"
+	)
+	tests := []struct {
+		name, method, path, token, body string
+		wantStatus                      int
+		wantMessage                     string
+		wantErrors                      string // substring of the JSON "errors"
+		wantHeader                      [2]string
+		wantJSON                        string // substring of the raw answer
+	}{
+		{name: "repository", method: "GET", path: "/repos/o/r", token: readTok, wantStatus: 200, wantJSON: `"full_name":"o/r"`},
+		{name: "repository role", method: "GET", path: "/repos/o/r", token: classicPub, wantStatus: 200, wantJSON: `"permissions":{"admin":false,"maintain":false,"pull":true,"push":false,"triage":false}`},
+		{name: "unknown repository", method: "GET", path: "/repos/o/nope", token: tok, wantStatus: 404},
+		{name: "private repository", method: "GET", path: "/repos/o/p", token: classicRepo, wantStatus: 200, wantJSON: `"private":true`},
+		{
+			name: "private repository without the repo scope", method: "GET", path: "/repos/o/p", token: classicPub,
+			wantStatus: 404, wantHeader: [2]string{"X-OAuth-Scopes", "public_repo, read:org"},
+		},
+		{name: "private repository of a user without a role", method: "GET", path: "/repos/o/p", token: outsider, wantStatus: 404},
+		{name: "public repository of a user without a role", method: "GET", path: "/repos/o/r/pulls/1", token: outsider, wantStatus: 200},
+		{name: "classic scopes listed", method: "GET", path: "/repos/o/r", token: classicRepo, wantStatus: 200, wantHeader: [2]string{"X-OAuth-Scopes", "repo, workflow"}},
+		{name: "installation token's role", method: "GET", path: "/repos/o/r", token: workflow, wantStatus: 200, wantJSON: `"pull":false`},
+		{name: "commits", method: "GET", path: "/repos/o/r/commits?per_page=1", token: readTok, wantStatus: 200, wantJSON: `"sha":"`},
+		{name: "commits of an empty repository", method: "GET", path: "/repos/o/empty/commits", token: readTok, wantStatus: 409, wantMessage: "Git Repository is empty."},
+		{
+			name: "commits without contents:read", method: "GET", path: "/repos/o/r/commits", token: fgAll,
+			wantStatus: 403, wantMessage: "Resource not accessible by personal access token", wantHeader: [2]string{"X-Accepted-Github-Permissions", "contents=read"},
+		},
+		{name: "contents without contents:read", method: "GET", path: "/repos/o/r/contents/a.go", token: fgAll, wantStatus: 403},
+		{name: "contents with contents:read", method: "GET", path: "/repos/o/r/contents/a.go", token: fgRead, wantStatus: 200},
+		{name: "pull request without pull_requests:read", method: "GET", path: "/repos/o/r/pulls/1", token: fgRead, wantStatus: 403},
+		{name: "pull request with pull_requests:write", method: "GET", path: "/repos/o/r/pulls/1", token: fgAll, wantStatus: 200},
+		{
+			name: "empty pull request without the permission", method: "POST", path: "/repos/o/r/pulls", token: readTok, body: `{}`,
+			wantStatus: 403, wantMessage: "Resource not accessible by integration", wantHeader: [2]string{"X-Accepted-Github-Permissions", "pull_requests=write"},
+		},
+		{
+			name: "empty pull request with the permission", method: "POST", path: "/repos/o/r/pulls", token: tok, body: `{}`,
+			wantStatus: 422, wantMessage: "Validation Failed", wantErrors: `"field":"head"`,
+		},
+		{
+			name: "fine-grained empty pull request without the permission", method: "POST", path: "/repos/o/r/pulls", token: fgRead, body: `{}`,
+			wantStatus: 403, wantMessage: "Resource not accessible by personal access token",
+		},
+		{name: "classic write without a scope", method: "POST", path: "/repos/o/r/pulls", token: classicNone, body: `{}`, wantStatus: 404, wantHeader: [2]string{"X-Accepted-OAuth-Scopes", "public_repo, repo"}},
+		{name: "classic write with public_repo", method: "POST", path: "/repos/o/r/pulls", token: classicPub, body: `{}`, wantStatus: 422},
+		{name: "classic comment with public_repo", method: "POST", path: "/repos/o/r/issues/1/comments", token: classicPub, body: `{"body":"hi"}`, wantStatus: 201},
+		{
+			name: "empty check run without the permission", method: "POST", path: "/repos/o/r/check-runs", token: readTok, body: `{}`,
+			wantStatus: 403, wantHeader: [2]string{"X-Accepted-Github-Permissions", "checks=write"},
+		},
+		{
+			name: "empty check run with the permission", method: "POST", path: "/repos/o/r/check-runs", token: tok, body: `{}`,
+			wantStatus: 422, wantMessage: `"name", "head_sha" wasn't supplied.`,
+		},
+		{name: "check run from a classic token", method: "POST", path: "/repos/o/r/check-runs", token: classicRepo, body: `{}`, wantStatus: 403, wantMessage: "You must authenticate via a GitHub App."},
+		{name: "check run from a fine-grained token", method: "POST", path: "/repos/o/r/check-runs", token: fgAll, body: `{}`, wantStatus: 403, wantMessage: "Resource not accessible by personal access token"},
+		{name: "empty issue without the permission", method: "POST", path: "/repos/o/r/issues", token: readTok, body: `{}`, wantStatus: 403, wantHeader: [2]string{"X-Accepted-Github-Permissions", "issues=write"}},
+		{name: "empty issue with the permission", method: "POST", path: "/repos/o/r/issues", token: tok, body: `{}`, wantStatus: 422, wantErrors: `"field":"title"`},
+		{
+			name: "workflow token kept from opening pull requests", method: "POST", path: "/repos/o/r/pulls", token: workflow, body: `{}`,
+			wantStatus: 403, wantMessage: "GitHub Actions is not permitted to create or approve pull requests.",
+		},
+		{name: "workflow token still reviews", method: "POST", path: "/repos/o/r/pulls/1/reviews", token: workflow, body: `{"event":"COMMENT","body":"x"}`, wantStatus: 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := setup(t,
+				githubtest.WithClassicToken(classicPub, githubtest.ScopePublicRepo, "read:org"),
+				githubtest.WithRole(classicPub, "pull"),
+				githubtest.WithClassicToken(classicRepo, githubtest.ScopeRepo, "workflow"),
+				githubtest.WithClassicToken(classicNone),
+				githubtest.WithFineGrainedToken(fgRead, githubtest.ContentsRead),
+				githubtest.WithFineGrainedToken(fgAll, githubtest.PullRequestsWrite, githubtest.IssuesWrite, githubtest.ChecksWrite),
+				githubtest.WithToken(outsider),
+				githubtest.WithRole(outsider, "none"),
+				githubtest.WithUser(workflow, "github-actions[bot]", githubtest.PullRequestsWrite),
+				githubtest.WithActionsPullRequestsDisabled(),
+			)
+			s.AddPR("o", "p", githubtest.PR{Number: 1, HeadSHA: "h2"}, patch, nil)
+			s.SetPrivate("o", "p", true)
+			s.SetPrivate("o", "empty", false)
+			resp, m, raw := do(t, tt.method, s.URL+tt.path, tt.token, tt.body)
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.wantStatus, raw)
+			}
+			if tt.wantMessage != "" && !strings.Contains(fmt.Sprint(m["message"]), tt.wantMessage) {
+				t.Errorf("message = %q, want %q", m["message"], tt.wantMessage)
+			}
+			if tt.wantErrors != "" {
+				errs, _ := json.Marshal(m["errors"])
+				if !strings.Contains(string(errs), tt.wantErrors) {
+					t.Errorf("errors = %s, want %q", errs, tt.wantErrors)
+				}
+			}
+			if tt.wantHeader[0] != "" && resp.Header.Get(tt.wantHeader[0]) != tt.wantHeader[1] {
+				t.Errorf("%s = %q, want %q", tt.wantHeader[0], resp.Header.Get(tt.wantHeader[0]), tt.wantHeader[1])
+			}
+			if tt.wantJSON != "" && !strings.Contains(strings.ReplaceAll(raw, " ", ""), tt.wantJSON) {
+				t.Errorf("answer %s, want %s in it", raw, tt.wantJSON)
+			}
+			if tt.wantStatus >= 400 && m["documentation_url"] == nil {
+				t.Errorf("error body without documentation_url: %s", raw)
+			}
+		})
+	}
+}
+
+func TestRepoInstallation(t *testing.T) {
+	t.Parallel()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	s := setup(t, githubtest.WithApp(12, 34, &key.PublicKey), githubtest.WithClock(func() time.Time { return now }),
+		githubtest.WithAppInstallation(map[string]string{"contents": "read", "pull_requests": "read"}, "o/r"))
+	s.AddPR("o", "other", githubtest.PR{Number: 1}, patch, nil)
+	jwt := signJWT(t, key, map[string]any{"iss": "12", "iat": now.Add(-time.Minute).Unix(), "exp": now.Add(9 * time.Minute).Unix()})
+
+	resp, m, raw := do(t, "GET", s.URL+"/repos/o/r/installation", jwt, "")
+	perms, _ := json.Marshal(m["permissions"])
+	if resp.StatusCode != 200 || m["id"] != float64(34) || m["repository_selection"] != "selected" ||
+		string(perms) != `{"contents":"read","metadata":"read","pull_requests":"read"}` {
+		t.Errorf("installation: %d %s", resp.StatusCode, raw)
+	}
+	if resp, _, _ := do(t, "GET", s.URL+"/repos/o/other/installation", jwt, ""); resp.StatusCode != 404 {
+		t.Errorf("a repository the app is not installed on: %d, want 404", resp.StatusCode)
+	}
+	if resp, _, _ := do(t, "GET", s.URL+"/repos/o/r/installation", tok, ""); resp.StatusCode != 401 {
+		t.Errorf("a token instead of the JWT: %d, want 401", resp.StatusCode)
+	}
+
+	// The installation's tokens hold its permissions, on its repositories.
+	_, m, _ = do(t, "POST", s.URL+"/app/installations/34/access_tokens", jwt, "")
+	token, _ := m["token"].(string)
+	if perms, _ := json.Marshal(m["permissions"]); string(perms) != `{"contents":"read","metadata":"read","pull_requests":"read"}` {
+		t.Errorf("token permissions %s", perms)
+	}
+	if resp, _, _ := do(t, "GET", s.URL+"/repos/o/r/pulls/1", token, ""); resp.StatusCode != 200 {
+		t.Errorf("reading with pull_requests:read: %d", resp.StatusCode)
+	}
+	if resp, _, _ := do(t, "POST", s.URL+"/repos/o/r/pulls/1/reviews", token, `{"event":"COMMENT","body":"x"}`); resp.StatusCode != 403 {
+		t.Errorf("reviewing without pull_requests:write: %d, want 403", resp.StatusCode)
+	}
+	if resp, _, _ := do(t, "GET", s.URL+"/repos/o/other/pulls/1", token, ""); resp.StatusCode != 404 {
+		t.Errorf("a repository outside the installation: %d, want 404", resp.StatusCode)
+	}
+}
