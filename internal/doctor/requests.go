@@ -1,0 +1,253 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/council-dev/council/internal/bench"
+	"github.com/council-dev/council/internal/engine"
+	"github.com/council-dev/council/internal/overview"
+	"github.com/council-dev/council/internal/provider"
+	"github.com/council-dev/council/internal/review"
+	"github.com/council-dev/council/internal/tools"
+	"github.com/council-dev/council/internal/validate"
+)
+
+// Sample is one request council sends, with the kind of request it is.
+type Sample struct {
+	Kind    string
+	Request provider.Request
+}
+
+// The kinds of request council sends, as Requests names them.
+const (
+	KindReviewWarmup      = "reviewers' cache warm-up"
+	KindReviewFirst       = "reviewer's first turn"
+	KindReviewTools       = "reviewer's turn after tool results"
+	KindReviewFinal       = "reviewer's forced final answer"
+	KindValidatorWarmup   = "validator's cache warm-up"
+	KindValidatorFirst    = "validator's first turn"
+	KindValidatorTools    = "validator's turn after tool results"
+	KindValidatorFinal    = "validator's forced final answer"
+	KindOverview          = "pull request overview"
+	KindThreadCheck       = "thread check after a push"
+	KindJudgeSame         = "benchmark judge: same issue?"
+	KindJudgePlausible    = "benchmark judge: plausible?"
+	KindReviewNoTools     = "review without tools (--no-tools)"
+	KindValidatorNoTools  = "validator check without tools"
+	sampleRepoDirName     = "doctor-sample"
+	sampleMaxTurns        = 3
+	sampleFile            = "stock.go"
+	sampleBuggyLine       = "\tif s.stock[id] < n {"
+	sampleFixedLineForFix = "\tif s.stock[id] < n || n <= 0 {"
+)
+
+// Kinds lists every kind of request Requests returns, in order.
+func Kinds() []string {
+	return []string{
+		KindReviewWarmup, KindReviewFirst, KindReviewTools, KindReviewFinal,
+		KindValidatorWarmup, KindValidatorFirst, KindValidatorTools, KindValidatorFinal,
+		KindReviewNoTools, KindValidatorNoTools,
+		KindOverview, KindThreadCheck, KindJudgeSame, KindJudgePlausible,
+	}
+}
+
+// RequestOptions say what the sample requests are made for.
+type RequestOptions struct {
+	Provider        string // anthropic or openai: whose default model applies when Model is ""
+	Model           string
+	MaxOutputTokens int // budget.max_output_tokens of the reviews; the config's default when 0
+}
+
+// Requests returns one request of every kind council sends (Kinds), made by the code that
+// sends them: a small change in a scratch git repository goes through the review engine with
+// the three built-in lenses, repository tools and the validator, answered by a scripted model
+// that calls tools and reports a finding; then the overview, a thread check after a push and
+// the benchmark judge. Nothing leaves the process.
+func Requests(ctx context.Context, o RequestOptions) ([]Sample, error) {
+	tmp, err := os.MkdirTemp("", "council-doctor-")
+	if err != nil {
+		return nil, fmt.Errorf("make a scratch repository: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, sampleRepoDirName)
+	base, head, err := sampleRepo(ctx, dir, o.MaxOutputTokens)
+	if err != nil {
+		return nil, fmt.Errorf("make a scratch repository: %w", err)
+	}
+	m := &scripted{}
+	var out []Sample
+	for _, noTools := range []bool{false, true} {
+		sess, err := engine.Open(ctx, engine.Options{Repo: dir, Base: base, Head: head, Provider: o.Provider, Model: o.Model, NoTools: noTools})
+		if err != nil {
+			return nil, err
+		}
+		rep := sess.Run(ctx, m, provider.DefaultPrices())
+		if err := sess.Close(); err != nil {
+			return nil, err
+		}
+		for _, rv := range rep.Reviewers {
+			if len(rv.Errors) > 0 {
+				return nil, fmt.Errorf("sample review by %s failed: %s", rv.Name, strings.Join(rv.Errors, "; "))
+			}
+		}
+		if len(rep.Validation.Errors) > 0 {
+			return nil, fmt.Errorf("sample validation failed: %s", strings.Join(rep.Validation.Errors, "; "))
+		}
+		if noTools {
+			continue
+		}
+		model := sess.Config.Model
+		out = append(out, Sample{KindOverview, overview.Request(sess.Input(), model, 2048)})
+		code, err := sess.HeadText(ctx, sampleFile, 2000)
+		if err != nil {
+			return nil, err
+		}
+		if _, _, err := validate.CheckFixed(ctx, m, "🔎 **Correctness** — Reserve can oversell", sampleFile, code, model); err != nil {
+			return nil, fmt.Errorf("sample thread check: %w", err)
+		}
+		judge := bench.NewJudge(bench.JudgeOptions{Client: m, Model: model, Concurrency: 1})
+		f := bench.Prediction{ID: "f1", Reviewers: []string{"correctness"}, Path: sampleFile, Line: 21, Severity: "high", Category: "concurrency",
+			Title: "Reserve can oversell", Body: "The check and the update are not atomic.", Quote: sampleBuggyLine}
+		t := bench.Truth{ID: "1", Author: "maintainer", Path: sampleFile, Line: 21, Side: "RIGHT", Body: "This races with Put: hold the lock across the check.", Kind: "bug"}
+		if _, err := judge.Same(ctx, []bench.JudgePair{{Key: bench.PairKey{Truth: "1", Finding: "f1"}, Truth: t, Finding: f}}); err != nil {
+			return nil, fmt.Errorf("sample judge: %w", err)
+		}
+		if _, err := judge.Plausible(ctx, []bench.JudgeFinding{{Key: bench.FindingKey{Finding: "f1"}, Finding: f}}); err != nil {
+			return nil, fmt.Errorf("sample judge: %w", err)
+		}
+	}
+	for _, s := range m.sent() {
+		out = append(out, s)
+	}
+	return order(out), nil
+}
+
+// order sorts samples by Kinds, keeping the order they were sent within a kind.
+func order(ss []Sample) []Sample {
+	var out []Sample
+	for _, k := range Kinds() {
+		for _, s := range ss {
+			if s.Kind == k {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// scripted answers like a model that does what council asks: it calls repository tools on its
+// first two turns, then answers with a finding on the change's buggy line, a passing verdict,
+// a fixed thread, a yes from the judge. It records every request with its kind.
+type scripted struct {
+	mu       sync.Mutex
+	requests []Sample
+}
+
+func (m *scripted) sent() []Sample {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Sample(nil), m.requests...)
+}
+
+func (m *scripted) Complete(_ context.Context, req provider.Request) (provider.Response, error) {
+	kind := kindOf(req)
+	m.mu.Lock()
+	m.requests = append(m.requests, Sample{kind, req})
+	id := len(m.requests)
+	m.mu.Unlock()
+
+	resp := provider.Response{Model: req.Model, StopReason: provider.StopToolUse, Usage: provider.Usage{Requests: 1, InputTokens: 1, OutputTokens: 1}}
+	call := func(name string, input any) {
+		data, _ := json.Marshal(input)
+		resp.Content = append(resp.Content, provider.Block{Type: provider.ToolUse, ToolUseID: fmt.Sprintf("toolu_doctor%d_%d", id, len(resp.Content)), Name: name, Input: data})
+	}
+	switch {
+	case req.MaxTokens == 1: // a warm-up
+		resp.StopReason = provider.StopMaxTokens
+		resp.Content = []provider.Block{{Type: provider.Text, Text: "ok"}}
+	case req.RequireTool && len(req.Messages) < sampleMaxTurns*2-2:
+		call(tools.ReadFile, map[string]any{"path": sampleFile, "start_line": 1, "end_line": 30})
+		call(tools.Grep, map[string]any{"pattern": "Reserve", "path_glob": "*.go"})
+	case req.ToolName != "" || req.RequireTool:
+		name := req.ToolName
+		if name == "" {
+			name = req.Tools[len(req.Tools)-1].Name
+		}
+		call(name, answerFor(name))
+	case kind == KindJudgeSame: // the judge answers in text
+		resp.StopReason = provider.StopEndTurn
+		resp.Content = []provider.Block{{Type: provider.Text, Text: `{"reason": "the same race", "same": true}`}}
+	default:
+		resp.StopReason = provider.StopEndTurn
+		resp.Content = []provider.Block{{Type: provider.Text, Text: `{"reason": "it quotes the racy line", "verdict": "plausible"}`}}
+	}
+	return resp, nil
+}
+
+// answerFor is a valid input of each answer tool.
+func answerFor(tool string) any {
+	switch tool {
+	case review.SubmitTool:
+		return map[string]any{"summary": "One race.", "findings": []any{map[string]any{
+			"path": sampleFile, "line": 21, "quote": sampleBuggyLine, "severity": "high", "category": "concurrency",
+			"title": "Reserve can oversell", "body": "The check and the update are not atomic: hold the lock across both.",
+			"suggestion": sampleFixedLineForFix, "confidence": 0.9,
+		}}}
+	case validate.VerdictTool:
+		ok := map[string]any{"reason": "stock.go:21 reads and writes without the lock.", "ok": true}
+		return map[string]any{validate.CheckTrue: ok, validate.CheckIntroduced: ok, validate.CheckActionable: ok}
+	case overview.Tool:
+		return map[string]any{"summary": "Adds Reserve.", "changes": []string{"`Reserve` takes stock"}, "files": []any{map[string]any{"path": sampleFile, "description": "adds Reserve"}}}
+	case validate.FixTool:
+		return map[string]any{"fixed": true, "reason": "the lock is held now"}
+	}
+	return map[string]any{}
+}
+
+// kindOf names a request by its shape and answer tool.
+func kindOf(req provider.Request) string {
+	answer := ""
+	for _, t := range req.Tools {
+		switch t.Name {
+		case review.SubmitTool, validate.VerdictTool:
+			answer = t.Name
+		}
+	}
+	withTools := len(req.Tools) > 1
+	switch {
+	case answer == review.SubmitTool && req.MaxTokens == 1:
+		return KindReviewWarmup
+	case answer == validate.VerdictTool && req.MaxTokens == 1:
+		return KindValidatorWarmup
+	case answer == review.SubmitTool && !withTools:
+		return KindReviewNoTools
+	case answer == validate.VerdictTool && !withTools:
+		return KindValidatorNoTools
+	case answer == review.SubmitTool && req.ToolName != "":
+		return KindReviewFinal
+	case answer == validate.VerdictTool && req.ToolName != "":
+		return KindValidatorFinal
+	case answer == review.SubmitTool && len(req.Messages) == 1:
+		return KindReviewFirst
+	case answer == validate.VerdictTool && len(req.Messages) == 1:
+		return KindValidatorFirst
+	case answer == review.SubmitTool:
+		return KindReviewTools
+	case answer == validate.VerdictTool:
+		return KindValidatorTools
+	case len(req.Tools) == 1 && req.Tools[0].Name == validate.FixTool:
+		return KindThreadCheck
+	case len(req.Tools) == 1 && req.Tools[0].Name == overview.Tool:
+		return KindOverview
+	case strings.Contains(req.Messages[0].Content[0].Text, "<human_comment>"):
+		return KindJudgeSame
+	default:
+		return KindJudgePlausible
+	}
+}
