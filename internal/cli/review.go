@@ -510,7 +510,7 @@ func envProvider(getenv func(string) string) string {
 
 func settings(getenv func(string) string, name string) ProviderSettings {
 	if name == "openai" {
-		return ProviderSettings{APIKey: getenv("OPENAI_API_KEY"), BaseURL: getenv("OPENAI_BASE_URL")}
+		return ProviderSettings{APIKey: getenv("OPENAI_API_KEY"), BaseURL: getenv("OPENAI_BASE_URL"), KeyEnv: "OPENAI_API_KEY"}
 	}
-	return ProviderSettings{APIKey: getenv("ANTHROPIC_API_KEY"), BaseURL: getenv("ANTHROPIC_BASE_URL")}
+	return ProviderSettings{APIKey: getenv("ANTHROPIC_API_KEY"), BaseURL: getenv("ANTHROPIC_BASE_URL"), KeyEnv: "ANTHROPIC_API_KEY"}
 }

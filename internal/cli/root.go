@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -42,6 +43,11 @@ type Factory struct {
 type ProviderSettings struct {
 	APIKey  string
 	BaseURL string
+	// HTTPClient carries the requests; the SDK's default when nil (council doctor --offline
+	// gives one that never leaves the process).
+	HTTPClient *http.Client
+	// KeyEnv names where the key came from, for error messages.
+	KeyEnv string
 }
 
 // Main runs council with the process's arguments and returns its exit code.
@@ -84,6 +90,7 @@ Every finding is anchored to the exact diff lines it is about and deduplicated a
 	}
 	root.AddCommand(NewCmdReview(f, nil))
 	root.AddCommand(NewCmdBench(f))
+	root.AddCommand(NewCmdDoctor(f, nil))
 	return root
 }
 

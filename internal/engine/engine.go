@@ -80,6 +80,9 @@ type Session struct {
 	Config       config.Config
 	Reviewers    []review.Reviewer
 	Instructions []instructions.Instruction // from the base revision
+	// ConfigSource says where Config came from: the --config file, .council.yaml@<base>, or
+	// "defaults" when the base revision has none.
+	ConfigSource string
 
 	input   review.Input    // what the reviewers were shown, once planned
 	context report.Context  // what the context engine added, for the report
@@ -170,21 +173,30 @@ func (s *Session) loadConfig(ctx context.Context) (config.Config, error) {
 		if err != nil {
 			return config.Config{}, fmt.Errorf("read config: %w", err)
 		}
+		s.ConfigSource = s.opts.ConfigPath
 		return config.Parse(s.opts.ConfigPath, data)
 	}
 	data, err := s.git.ReadFile(ctx, s.Change.BaseTip, ConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
+		s.ConfigSource = "defaults"
 		return config.Default(), nil
 	}
 	if err != nil {
 		return config.Config{}, fmt.Errorf("read %s at base: %w", ConfigFile, err)
 	}
-	return config.Parse(ConfigFile+"@"+short(s.Change.BaseTip), data)
+	s.ConfigSource = ConfigFile + "@" + short(s.Change.BaseTip)
+	return config.Parse(s.ConfigSource, data)
 }
 
 func (s *Session) applyOverrides() {
-	o := s.opts
-	c := &s.Config
+	s.Config, s.switched = Settle(s.Config, s.opts)
+}
+
+// Settle applies the command line's overrides (provider, model, lenses, concurrency, budget)
+// to a config, as Open does: the provider from the flag, else the config, else the default
+// one; the model from the flag, else the config (unless the flag switched providers), else
+// the provider's default. switched says the flag replaced the config's provider.
+func Settle(c config.Config, o Options) (_ config.Config, switched bool) {
 	if c.Provider == "" {
 		c.Provider = o.DefaultProvider
 	}
@@ -193,7 +205,7 @@ func (s *Session) applyOverrides() {
 	}
 	if o.Provider != "" && o.Provider != c.Provider {
 		c.Provider = o.Provider
-		s.switched = true
+		switched = true
 		if o.Model == "" {
 			c.Model = "" // the config's model belongs to the config's provider
 		}
@@ -213,6 +225,7 @@ func (s *Session) applyOverrides() {
 	if o.MaxUSD > 0 {
 		c.Budget.MaxUSD = o.MaxUSD
 	}
+	return c, switched
 }
 
 // loadReviewers selects the lenses (built in, or overridden by .council/lenses at base) and the

@@ -7,6 +7,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // Client sends one request to a model and returns its answer.
@@ -130,4 +131,15 @@ func (u Usage) Add(o Usage) Usage {
 		CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens,
 		CostUSD:          u.CostUSD + o.CostUSD,
 	}
+}
+
+// ModelInfo is what a provider's models endpoint says of a model.
+type ModelInfo struct {
+	ID string
+	// MaxOutput is the largest output limit the model takes; 0 when the provider does not say.
+	MaxOutput int
+	// Lifecycle is "active", "deprecated" or "retired"; "" when the provider does not say.
+	Lifecycle string
+	// RetiresAt is when a deprecated model stops answering; zero when not scheduled or not said.
+	RetiresAt time.Time
 }

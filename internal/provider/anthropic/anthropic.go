@@ -41,6 +41,7 @@ type Options struct {
 // Client sends requests to the Messages API.
 type Client struct {
 	msgs   sdk.MessageService
+	models sdk.ModelService
 	key    string
 	keyEnv string
 }
@@ -79,7 +80,7 @@ func New(o Options) *Client {
 		keyEnv = "ANTHROPIC_API_KEY"
 	}
 	c := sdk.NewClient(opts...)
-	return &Client{msgs: c.Messages, key: o.APIKey, keyEnv: keyEnv}
+	return &Client{msgs: c.Messages, models: c.Models, key: o.APIKey, keyEnv: keyEnv}
 }
 
 // Complete sends req and returns the answer, or a typed error from provider.
@@ -93,6 +94,17 @@ func (c *Client) Complete(ctx context.Context, req provider.Request) (provider.R
 		return provider.Response{}, c.mapError(ctx, err)
 	}
 	return newResponse(req.Model, msg), nil
+}
+
+// Model asks the Models API about a model (GET /v1/models/{model_id}): whether the key may use
+// it, its output limit and its lifecycle. Errors are typed as Complete's are: a model that does
+// not exist is a BadRequestError with status 404.
+func (c *Client) Model(ctx context.Context, id string) (provider.ModelInfo, error) {
+	m, err := c.models.Get(ctx, id, sdk.ModelGetParams{})
+	if err != nil {
+		return provider.ModelInfo{}, c.mapError(ctx, err)
+	}
+	return provider.ModelInfo{ID: m.ID, MaxOutput: int(m.MaxTokens), Lifecycle: string(m.Lifecycle), RetiresAt: m.RetiresAt}, nil
 }
 
 func newParams(req provider.Request) (sdk.MessageNewParams, error) {

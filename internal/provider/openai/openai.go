@@ -54,6 +54,7 @@ type Options struct {
 // Client sends requests to a Chat Completions endpoint.
 type Client struct {
 	chat   sdk.ChatCompletionService
+	models sdk.ModelService
 	name   string
 	key    string
 	keyEnv string
@@ -89,6 +90,7 @@ func New(o Options) *Client {
 	}
 	c := &Client{
 		chat:     sdk.NewChatCompletionService(opts...),
+		models:   sdk.NewModelService(opts...),
 		name:     o.Name,
 		key:      o.APIKey,
 		keyEnv:   o.KeyEnv,
@@ -124,6 +126,19 @@ func (c *Client) Complete(ctx context.Context, req provider.Request) (provider.R
 		return provider.Response{}, c.mapError(ctx, err, raw)
 	}
 	return c.newResponse(req.Model, completion)
+}
+
+// Model asks the models endpoint about a model (GET {base}/models/{model}): whether the key may
+// use it. OpenAI's answer says nothing of limits or lifecycle. Errors are typed as Complete's
+// are: a model that does not exist is a BadRequestError with status 404, and so is a server
+// without the endpoint.
+func (c *Client) Model(ctx context.Context, id string) (provider.ModelInfo, error) {
+	var raw *http.Response
+	m, err := c.models.Get(ctx, id, option.WithResponseInto(&raw))
+	if err != nil {
+		return provider.ModelInfo{}, c.mapError(ctx, err, raw)
+	}
+	return provider.ModelInfo{ID: m.ID}, nil
 }
 
 func (c *Client) newParams(req provider.Request) (sdk.ChatCompletionNewParams, error) {

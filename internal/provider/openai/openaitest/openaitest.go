@@ -49,6 +49,7 @@ type Server struct {
 	mu       sync.Mutex
 	respond  func(Request) Reply
 	noAuth   bool
+	noCache  bool
 	models   openaiapi.Models
 	calls    int
 	requests []Request
@@ -72,6 +73,10 @@ func WithNoAuth() Option { return func(s *Server) { s.noAuth = true; s.APIKey = 
 func WithModel(name string, maxOutput int) Option {
 	return func(s *Server) { s.models[name] = openaiapi.Model{MaxOutput: maxOutput} }
 }
+
+// WithoutPromptCache makes a server that reports no cached tokens, as compatible servers that
+// do not cache prompts (or do not say) answer.
+func WithoutPromptCache() Option { return func(s *Server) { s.noCache = true } }
 
 // WithRespond sets the function that scripts each answer.
 func WithRespond(f func(Request) Reply) Option { return func(s *Server) { s.respond = f } }
@@ -452,6 +457,9 @@ func promptText(req Request) string {
 // and rounded down to 1024 plus a multiple of 128. The prompt is then remembered. The caller
 // holds s.mu.
 func (s *Server) cachedTokens(model, prompt string) int {
+	if s.noCache {
+		return 0
+	}
 	seen := s.prompts[model]
 	s.prompts[model] = append(seen, prompt)
 	if tokens(utf8.RuneCountInString(prompt)) < minCacheTokens {
