@@ -163,7 +163,7 @@ func doctorRun(ctx context.Context, f *Factory, o *DoctorOptions) error {
 func doctorOffline(ctx context.Context, f *Factory, name string, setup doctor.Setup, s ProviderSettings) []doctor.Line {
 	var lines []doctor.Line
 	if s.APIKey == "" && s.BaseURL == "" {
-		lines = append(lines, doctor.Line{Status: doctor.Warn, Check: "credentials", Text: keyHelp(name) + " before council review"})
+		lines = append(lines, doctor.Line{Status: doctor.Warn, Check: "credentials", Text: keyHelp(name) + " (--offline sends nothing; council review will need it)"})
 	} else {
 		lines = append(lines, doctor.Line{Status: doctor.OK, Check: "credentials", Text: "set" + from(s) + "; not sent (--offline)"})
 	}

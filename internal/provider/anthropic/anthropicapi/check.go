@@ -92,10 +92,13 @@ func Check(header http.Header, raw map[string]json.RawMessage, req Request, mode
 	if e != nil {
 		return e
 	}
+	// API version 2026-10-21, which the SDK sends, dropped the sampling parameters: the service
+	// refuses them as unknown fields, default values included (its release notes, and
+	// https://codersera.com/blog/anthropic-api-2026-10-21-sdk-migration-guide-2026/).
 	if version >= "2026-10-21" {
 		for _, p := range []string{"temperature", "top_p", "top_k"} {
 			if _, ok := raw[p]; ok {
-				return invalid("%s: is not supported in API version %s", p, version)
+				return invalid("%s: Extra inputs are not permitted", p)
 			}
 		}
 	}
