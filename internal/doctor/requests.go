@@ -172,6 +172,8 @@ func (m *scripted) Complete(_ context.Context, req provider.Request) (provider.R
 		resp.StopReason = provider.StopMaxTokens
 		resp.Content = []provider.Block{{Type: provider.Text, Text: "ok"}}
 	case req.RequireTool && len(req.Messages) < sampleMaxTurns*2-2:
+		// As models do: a little whitespace before the calls, which goes back with the next turn.
+		resp.Content = append(resp.Content, provider.Block{Type: provider.Text, Text: "\n\n"})
 		call(tools.ReadFile, map[string]any{"path": sampleFile, "start_line": 1, "end_line": 30})
 		call(tools.Grep, map[string]any{"pattern": "Reserve", "path_glob": "*.go"})
 	case req.ToolName != "" || req.RequireTool:

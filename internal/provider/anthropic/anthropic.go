@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -125,6 +126,11 @@ func newParams(req provider.Request) (sdk.MessageNewParams, error) {
 	for i, m := range req.Messages {
 		blocks := make([]sdk.ContentBlockParamUnion, 0, len(m.Content))
 		for _, b := range m.Content {
+			// A model's answer often has whitespace before its tool calls; sent back in a later
+			// turn, the API refuses a text block without other text, and it says nothing.
+			if m.Role == provider.Assistant && b.Type == provider.Text && strings.TrimSpace(b.Text) == "" && len(m.Content) > 1 {
+				continue
+			}
 			cb, err := newBlock(b)
 			if err != nil {
 				return p, fmt.Errorf("message %d: %w", i, err)

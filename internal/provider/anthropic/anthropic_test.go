@@ -586,3 +586,29 @@ func TestToolWithoutArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestWhitespaceTextInAnEarlierTurn: models often write "\n\n" before their tool calls. Sent
+// back with the next turn, a whitespace-only text block is refused by the API; the client
+// leaves it out, and the conversation goes on.
+func TestWhitespaceTextInAnEarlierTurn(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, err := b.client.Complete(context.Background(), provider.Request{
+		Model: model, MaxTokens: 100, Tools: []provider.Tool{reportTool},
+		Messages: []provider.Message{
+			userText("review"),
+			{Role: provider.Assistant, Content: []provider.Block{
+				{Type: provider.Text, Text: "\n\n"},
+				{Type: provider.ToolUse, ToolUseID: "toolu_1", Name: "report", Input: json.RawMessage(`{"findings":[]}`)},
+			}},
+			{Role: provider.User, Content: []provider.Block{{Type: provider.ToolResult, ToolUseID: "toolu_1", Text: "done"}}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := b.fake.Requests()[0].Messages[1].Content
+	if len(sent) != 1 || sent[0].Type != "tool_use" {
+		t.Errorf("assistant content sent = %+v, want the tool call alone", sent)
+	}
+}
