@@ -464,7 +464,7 @@ func anyCredentials(getenv func(string) string) bool {
 // writeOverview asks the model for the pull request overview and renders it; a failure is
 // said and costs only the overview.
 func writeOverview(ctx context.Context, f *Factory, c provider.Client, in review.Input, rep report.Report, model string) string {
-	resp, err := c.Complete(ctx, overview.Request(in, model, 2048))
+	resp, err := c.Complete(ctx, overview.Request(in, model, overview.MaxTokens))
 	if err == nil {
 		var o overview.Overview
 		if o, err = overview.Parse(resp, rep.Coverage.Reviewed); err == nil {

@@ -26,25 +26,20 @@ type Sample struct {
 
 // The kinds of request council sends, as Requests names them.
 const (
-	KindReviewWarmup      = "reviewers' cache warm-up"
-	KindReviewFirst       = "reviewer's first turn"
-	KindReviewTools       = "reviewer's turn after tool results"
-	KindReviewFinal       = "reviewer's forced final answer"
-	KindValidatorWarmup   = "validator's cache warm-up"
-	KindValidatorFirst    = "validator's first turn"
-	KindValidatorTools    = "validator's turn after tool results"
-	KindValidatorFinal    = "validator's forced final answer"
-	KindOverview          = "pull request overview"
-	KindThreadCheck       = "thread check after a push"
-	KindJudgeSame         = "benchmark judge: same issue?"
-	KindJudgePlausible    = "benchmark judge: plausible?"
-	KindReviewNoTools     = "review without tools (--no-tools)"
-	KindValidatorNoTools  = "validator check without tools"
-	sampleRepoDirName     = "doctor-sample"
-	sampleMaxTurns        = 3
-	sampleFile            = "stock.go"
-	sampleBuggyLine       = "\tif s.stock[id] < n {"
-	sampleFixedLineForFix = "\tif s.stock[id] < n || n <= 0 {"
+	KindReviewWarmup     = "reviewers' cache warm-up"
+	KindReviewFirst      = "reviewer's first turn"
+	KindReviewTools      = "reviewer's turn after tool results"
+	KindReviewFinal      = "reviewer's forced final answer"
+	KindValidatorWarmup  = "validator's cache warm-up"
+	KindValidatorFirst   = "validator's first turn"
+	KindValidatorTools   = "validator's turn after tool results"
+	KindValidatorFinal   = "validator's forced final answer"
+	KindOverview         = "pull request overview"
+	KindThreadCheck      = "thread check after a push"
+	KindJudgeSame        = "benchmark judge: same issue?"
+	KindJudgePlausible   = "benchmark judge: plausible?"
+	KindReviewNoTools    = "review without tools (--no-tools)"
+	KindValidatorNoTools = "validator check without tools"
 )
 
 // Kinds lists every kind of request Requests returns, in order.
@@ -64,8 +59,8 @@ type RequestOptions struct {
 	MaxOutputTokens int // budget.max_output_tokens of the reviews; the config's default when 0
 }
 
-// Requests returns one request of every kind council sends (Kinds), made by the code that
-// sends them: a small change in a scratch git repository goes through the review engine with
+// Requests returns the requests council sends, at least one of every kind (Kinds), made by
+// the code that sends them: a small change in a scratch git repository goes through the review engine with
 // the three built-in lenses, repository tools and the validator, answered by a scripted model
 // that calls tools and reports a finding; then the overview, a thread check after a push and
 // the benchmark judge. Nothing leaves the process.
@@ -103,7 +98,7 @@ func Requests(ctx context.Context, o RequestOptions) ([]Sample, error) {
 			continue
 		}
 		model := sess.Config.Model
-		out = append(out, Sample{KindOverview, overview.Request(sess.Input(), model, 2048)})
+		out = append(out, Sample{KindOverview, overview.Request(sess.Input(), model, overview.MaxTokens)})
 		code, err := sess.HeadText(ctx, sampleFile, 2000)
 		if err != nil {
 			return nil, err
@@ -122,10 +117,7 @@ func Requests(ctx context.Context, o RequestOptions) ([]Sample, error) {
 			return nil, fmt.Errorf("sample judge: %w", err)
 		}
 	}
-	for _, s := range m.sent() {
-		out = append(out, s)
-	}
-	return order(out), nil
+	return order(append(out, m.sent()...)), nil
 }
 
 // order sorts samples by Kinds, keeping the order they were sent within a kind.
@@ -199,7 +191,7 @@ func answerFor(tool string) any {
 		return map[string]any{"summary": "One race.", "findings": []any{map[string]any{
 			"path": sampleFile, "line": 21, "quote": sampleBuggyLine, "severity": "high", "category": "concurrency",
 			"title": "Reserve can oversell", "body": "The check and the update are not atomic: hold the lock across both.",
-			"suggestion": sampleFixedLineForFix, "confidence": 0.9,
+			"suggestion": sampleFixedLine, "confidence": 0.9,
 		}}}
 	case validate.VerdictTool:
 		ok := map[string]any{"reason": "stock.go:21 reads and writes without the lock.", "ok": true}

@@ -12,6 +12,14 @@ import (
 // The sample change: Reserve, added by the change, checks and updates the stock without the
 // lock (line 21 at head), which the scripted reviewers report.
 const (
+	sampleRepoDirName = "doctor-sample"
+	sampleFile        = "stock.go"
+	sampleBuggyLine   = "\tif s.stock[id] < n {"
+	sampleFixedLine   = "\tif s.stock[id] < n || n <= 0 {"
+	// sampleMaxTurns is tools.max_turns of the sample's config: a conversation calls tools on
+	// its first turns and is forced to answer on the last.
+	sampleMaxTurns = 3
+
 	sampleBase = `// Package inventory keeps stock counts for a small shop.
 package inventory
 

@@ -92,6 +92,9 @@ var schema = sync.OnceValue(func() json.RawMessage {
 // thousands of hunks still fits one request.
 const maxOutlineLines = 2000
 
+// MaxTokens is the overview's output limit: a summary, a few bullets and a line per file.
+const MaxTokens = 2048
+
 // Request builds the one overview request over the whole change. Its first user block is
 // review.Prefix(in, 0), marked for caching: for a one-unit change it is byte-identical to the
 // reviewers' prefix of that unit. A change of several units is shown through its first unit in
