@@ -128,9 +128,9 @@ func doctorRun(ctx context.Context, f *Factory, o *DoctorOptions) error {
 		if s.APIKey == "" {
 			keyEnv = ""
 		}
-		for _, m := range setup.Models {
+		for i, m := range setup.Models {
 			ls, u := doctor.Online(ctx, client, doctor.Target{
-				Provider: cfg.Provider, Model: m, KeyEnv: keyEnv, Official: official(cfg.Provider, s.BaseURL),
+				Provider: cfg.Provider, Model: m, KeyEnv: keyEnv, ReportKey: i == 0, Official: official(cfg.Provider, s.BaseURL),
 				MaxOutputTokens: cfg.Budget.MaxOutputTokens, KnownLimit: max(0, knownLimit(cfg.Provider, m)),
 			})
 			if cost, ok := prices.Cost(m, u); ok {

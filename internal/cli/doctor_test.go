@@ -259,3 +259,21 @@ func TestDoctorOffline(t *testing.T) {
 		t.Errorf("budget above the limit: exit %d:\n%s%s", r.code, r.out, r.err)
 	}
 }
+
+// TestDoctorEveryModel: a reviewer on another model is checked too, and the key once.
+func TestDoctorEveryModel(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	anth := anthropictest.New(t, anthropictest.WithRespond(anthropicModel))
+	cfg := filepath.Join(t.TempDir(), "council.yaml")
+	if err := os.WriteFile(cfg, []byte("reviewers:\n  security:\n    model: claude-haiku-4-5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := council(t, map[string]string{"ANTHROPIC_API_KEY": anth.APIKey, "ANTHROPIC_BASE_URL": anth.URL}, "doctor", "--dir", repo, "--config", cfg)
+	lines := doctorLines(t, r.out)
+	if r.code != ExitOK || strings.Count(r.out, "credentials:") != 1 ||
+		!hasLine(lines, "ok   model claude-haiku-4-5", "output limit 64000") || !hasLine(lines, "ok   model claude-sonnet-4-5", "output limit 64000") ||
+		strings.Count(r.out, "ok   tool call") != 2 || !strings.Contains(r.err, "Usage: 6 requests") {
+		t.Errorf("exit %d:\n%s%s", r.code, r.out, r.err)
+	}
+}

@@ -59,6 +59,9 @@ type Target struct {
 	Provider string // anthropic or openai
 	Model    string
 	KeyEnv   string // where the key comes from, for messages; "" when no key is sent
+	// ReportKey asks for the line that says the key was accepted (once per provider: every
+	// model's check would say the same).
+	ReportKey bool
 	// Official is true for the provider's own API (no base URL, or its own host): a 404 from
 	// the models endpoint then means the model does not exist, not that a compatible server
 	// lacks the endpoint.
@@ -80,9 +83,11 @@ func Online(ctx context.Context, c provider.Client, t Target) (lines []Line, usa
 		info, err := ml.Model(ctx, t.Model)
 		switch {
 		case err == nil:
-			if t.KeyEnv == "" {
+			switch {
+			case !t.ReportKey:
+			case t.KeyEnv == "":
 				lines = append(lines, Line{OK, "credentials", fmt.Sprintf("the %s server answered (no key sent)", t.Provider)})
-			} else {
+			default:
 				lines = append(lines, Line{OK, "credentials", fmt.Sprintf("%s accepted the key (%s)", t.Provider, t.KeyEnv)})
 			}
 			if info.MaxOutput > 0 {
