@@ -169,32 +169,29 @@ func doctorOffline(ctx context.Context, f *Factory, name string, setup doctor.Se
 	}
 	cfg := setup.Config
 	for _, m := range setup.Models {
+		// The output limit is checked, and an unknown model refused, only for a model of
+		// council's table: another may well exist, which only an online check can tell.
+		limit := knownLimit(name, m)
 		var transport http.RoundTripper
 		var api, base string
 		switch name {
 		case "openai":
 			t := openaiapi.Offline{}
-			if _, ok := openaiapi.KnownModels().Lookup(m); ok {
+			if limit >= 0 {
 				t.Models = openaiapi.KnownModels()
 			}
 			transport, api, base = t, "Chat Completions'", "http://offline.invalid/v1"
 		default:
 			t := anthropicapi.Offline{}
-			if _, ok := anthropicapi.KnownModels().Lookup(m); ok {
+			if limit >= 0 {
 				t.Models = anthropicapi.KnownModels()
 			}
 			transport, api, base = t, "the Messages API's", "http://offline.invalid"
 		}
-		check := "model " + m
-		switch limit := knownLimit(name, m); {
-		case limit < 0:
-			lines = append(lines, doctor.Line{Status: doctor.Warn, Check: check, Text: fmt.Sprintf("not in council's table of %s models: its name and output limit are checked online only", name)})
-		case limit == 0:
-			lines = append(lines, doctor.Line{Status: doctor.OK, Check: check, Text: fmt.Sprintf("a %s model; its output limit is checked online", name)})
-		case cfg.Budget.MaxOutputTokens > limit:
-			lines = append(lines, doctor.Line{Status: doctor.Fail, Check: check, Text: fmt.Sprintf("budget.max_output_tokens is %d, above the model's output limit of %d: every review request would be refused; lower it in .council.yaml", cfg.Budget.MaxOutputTokens, limit)})
-		default:
-			lines = append(lines, doctor.Line{Status: doctor.OK, Check: check, Text: fmt.Sprintf("output limit %d tokens; budget.max_output_tokens %d fits", limit, cfg.Budget.MaxOutputTokens)})
+		if limit < 0 {
+			lines = append(lines, doctor.Line{Status: doctor.Warn, Check: "model " + m, Text: fmt.Sprintf("not in council's table of %s models: its name and output limit are checked online only", name)})
+		} else {
+			lines = append(lines, doctor.OutputLimit(m, cfg.Budget.MaxOutputTokens, limit))
 		}
 		samples, err := doctor.Requests(ctx, doctor.RequestOptions{Provider: name, Model: m, MaxOutputTokens: cfg.Budget.MaxOutputTokens})
 		if err != nil {

@@ -104,9 +104,10 @@ func Online(ctx context.Context, c provider.Client, t Target) (lines []Line, usa
 			return append(lines, Line{Fail, "credentials", fmt.Sprintf("could not ask %s about the model: %v", t.Provider, err)}), usage
 		}
 	}
-	lines = append(lines, outputLimit(modelCheck, t, limit))
+	lines = append(lines, OutputLimit(t.Model, t.MaxOutputTokens, limit))
 
-	resp, err := c.Complete(ctx, toolCallRequest(t))
+	req := toolCallRequest(t)
+	resp, err := c.Complete(ctx, req)
 	if err == nil {
 		usage = usage.Add(resp.Usage)
 	}
@@ -121,7 +122,7 @@ func Online(ctx context.Context, c provider.Client, t Target) (lines []Line, usa
 		if a, perr := review.ParseAnswer("doctor", resp); perr != nil {
 			lines = append(lines, Line{Fail, "tool call", fmt.Sprintf("the model answered, but not with a usable %s call (%v): reviews on this model will fail; choose a model that supports forced tool calls", review.SubmitTool, perr)})
 		} else {
-			lines = append(lines, Line{OK, "tool call", fmt.Sprintf("a forced %s call with council's %d tool schemas came back and parsed (%d findings)", review.SubmitTool, len(toolCallRequest(t).Tools), len(a.Findings))})
+			lines = append(lines, Line{OK, "tool call", fmt.Sprintf("a forced %s call with council's %d tool schemas came back and parsed (%d findings)", review.SubmitTool, len(req.Tools), len(a.Findings))})
 		}
 	}
 
@@ -144,16 +145,17 @@ func lifecycle(check, model string, info provider.ModelInfo) Line {
 	return Line{OK, check, "the provider serves it"}
 }
 
-// outputLimit holds budget.max_output_tokens to the model's output limit: a review that asks
-// for more is refused.
-func outputLimit(check string, t Target, limit int) Line {
+// OutputLimit holds budget.max_output_tokens to the model's output limit (0: not known): a
+// review that asks for more is refused.
+func OutputLimit(model string, maxOutputTokens, limit int) Line {
+	check := "model " + model
 	if limit <= 0 {
-		return Line{Warn, check, fmt.Sprintf("its output limit is not known to council, so budget.max_output_tokens (%d) could not be checked against it", t.MaxOutputTokens)}
+		return Line{Warn, check, fmt.Sprintf("its output limit is not known to council, so budget.max_output_tokens (%d) could not be checked against it", maxOutputTokens)}
 	}
-	if t.MaxOutputTokens > limit {
-		return Line{Fail, check, fmt.Sprintf("budget.max_output_tokens is %d, above the model's output limit of %d: every review request would be refused; lower it in .council.yaml", t.MaxOutputTokens, limit)}
+	if maxOutputTokens > limit {
+		return Line{Fail, check, fmt.Sprintf("budget.max_output_tokens is %d, above the model's output limit of %d: every review request would be refused; lower it in .council.yaml", maxOutputTokens, limit)}
 	}
-	return Line{OK, check, fmt.Sprintf("output limit %d tokens; budget.max_output_tokens %d fits", limit, t.MaxOutputTokens)}
+	return Line{OK, check, fmt.Sprintf("output limit %d tokens; budget.max_output_tokens %d fits", limit, maxOutputTokens)}
 }
 
 // toolCallRequest asks for a forced submit_review call carrying council's real tool schemas:

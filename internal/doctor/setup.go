@@ -53,7 +53,7 @@ func Load(ctx context.Context, o engine.Options) (Setup, []Line) {
 		return Setup{Config: cfg, Models: []string{cfg.Model}}, lines
 	}
 	defer sess.Close()
-	if !slices.ContainsFunc(lines, func(l Line) bool { return l.Check == "repository" }) {
+	if len(lines) == 0 { // else the warning about HEAD is the repository's line
 		lines = append(lines, Line{OK, "repository", fmt.Sprintf("%s, git works", sess.Change.Repo)})
 	}
 	cfg := sess.Config
