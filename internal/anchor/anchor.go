@@ -1,7 +1,9 @@
 // Package anchor pins each finding to the diff lines its quote is about and enforces GitHub's
 // rules for review comments: every line of a comment inside one hunk, on one side, and a
 // suggestion that replaces exactly the commented lines. A line number from a model is a hint;
-// the quote is the ground truth. What cannot be anchored becomes an "other note" with the reason.
+// the quote is the ground truth. A quote of unchanged lines is anchored when they are context
+// inside a hunk, where GitHub takes comments; lines shown only around the hunks are not in the
+// diff. What cannot be anchored becomes an "other note" with the reason.
 //
 // It is pure: diff files and findings in, findings out. It must never read files, git, the
 // network or the clock, and it must never drop a finding.

@@ -245,6 +245,31 @@ func TestAnchor(t *testing.T) {
 			want: ok(finding.Right, 16, 17, "exact; line-number prefixes stripped"),
 		},
 		{
+			// GitHub takes comments on context lines inside a hunk (RIGHT side): a comment the
+			// change made stale is reported where it is.
+			name: "unchanged line inside a hunk: anchored there",
+			give: base(handler, 46, "\tusers, err := s.store.List(r.Context())"),
+			want: ok(finding.Right, 0, 46, "exact"),
+		},
+		{
+			// Lines shown around the hunks ("NEW : ") are not in the diff: GitHub would reject
+			// a comment there, so the finding is kept as an other note at the line it gave.
+			name: "unchanged line outside the hunks: an other note at its line",
+			give: base(handler, 30, "      30 :  \treturn s.render(w, users)"),
+			want: failed(finding.Right, 30, "quote not found in the diff"),
+		},
+		{
+			name: "context-line prefix stripped",
+			give: base(handler, 16, "      16 :  \tuser, err := s.store.Get(r.Context(), id)"),
+			want: ok(finding.Right, 0, 16, "exact; line-number prefixes stripped"),
+		},
+		{
+			// The code beyond the diff numbers its lines "  12 : code"; they may overlap a hunk.
+			name: "code-context prefix stripped",
+			give: base(handler, 12, "  12 : \tif id == \"\" {\n  13 : \t\thttp.Error(w, \"missing id\", http.StatusBadRequest)"),
+			want: ok(finding.Right, 12, 13, "exact; line-number prefixes stripped"),
+		},
+		{
 			name: "a copied no-newline marker is not part of the quote",
 			give: base("pkg/new.go", 2, " package pkg\n+var limit = 100\n\\ No newline at end of file\n"),
 			want: ok(finding.Right, 1, 2, "exact; diff markers stripped"),

@@ -24,6 +24,11 @@ type form struct {
 // trailing spaces.
 var numbered = regexp.MustCompile(`^\s*\d*\s+\d*\s\|(?:\s([ +-])|\s?$)`)
 
+// numberedContext matches the prefix of a line shown as context outside the hunks ("  32 :  code"
+// in the diff, "  46 : code" in the code beyond it). Such a line is unchanged: a quote of it
+// anchors only where the same lines are inside a hunk, and otherwise becomes an other note.
+var numberedContext = regexp.MustCompile(`^\s*\d+ :(?: ?$|  ?)`)
+
 const noNewline = `\ No newline at end of file`
 
 // quoteForms returns the readings of q to try, in order, or nil for an empty quote.
@@ -59,13 +64,17 @@ func numberedForm(lines []string) (form, bool) {
 	out := make([]string, len(lines))
 	markers := make([]byte, len(lines))
 	for i, l := range lines {
-		m := numbered.FindStringSubmatchIndex(l)
+		markers[i] = ' '
+		if m := numbered.FindStringSubmatchIndex(l); m != nil {
+			if m[2] >= 0 {
+				markers[i] = l[m[2]]
+			}
+			out[i] = l[m[1]:]
+			continue
+		}
+		m := numberedContext.FindStringIndex(l)
 		if m == nil {
 			return form{}, false
-		}
-		markers[i] = ' '
-		if m[2] >= 0 {
-			markers[i] = l[m[2]]
 		}
 		out[i] = l[m[1]:]
 	}

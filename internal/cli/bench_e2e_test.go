@@ -18,8 +18,8 @@ import (
 func widgetReply(req anthropictest.Request) anthropictest.Reply {
 	last := req.Messages[len(req.Messages)-1].Content
 	text := last[len(last)-1].Text
-	if hasTool(req, "submit_verdict") {
-		return anthropictest.ToolReply("submit_verdict", demoVerdict(text))
+	if hasTool(req, "submit_verdicts") {
+		return anthropictest.ToolReply("submit_verdicts", demoVerdict(text))
 	}
 	var findings []any
 	switch reviewerOf(text) {

@@ -223,14 +223,14 @@ func TestBenchRunMaxCostStopsDuringAReview(t *testing.T) {
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": fake.URL}
 	out := t.TempDir()
 
-	// The demo's estimate ($0.097) fits, but each reviewer request may cost up to $0.12 (a full
-	// 8,192-token answer): the budget refuses them rather than risk passing $0.10.
-	r := council(t, env, "bench", "run", data, "--out", out, "--max-cost", "0.10", "--concurrency", "1")
+	// The demo's estimate (about $0.10) fits, but each reviewer request may cost up to $0.12 (a
+	// full 8,192-token answer): the budget refuses them rather than risk passing $0.11.
+	r := council(t, env, "bench", "run", data, "--out", out, "--max-cost", "0.11", "--concurrency", "1")
 	if r.code != ExitIncomplete {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, ExitIncomplete, r.err)
 	}
 	m := readRun(t, out)
-	if len(m.Samples) != 2 || m.Samples[0].Status != bench.StatusStopped || !strings.Contains(m.Samples[0].Error, "--max-cost $0.10 was reached during its review") ||
+	if len(m.Samples) != 2 || m.Samples[0].Status != bench.StatusStopped || !strings.Contains(m.Samples[0].Error, "--max-cost $0.11 was reached during its review") ||
 		m.Samples[1].Status != bench.StatusStopped || !strings.HasPrefix(m.Samples[1].Error, "not started") {
 		t.Fatalf("samples %+v: want the first stopped during its review, the second not started", m.Samples)
 	}

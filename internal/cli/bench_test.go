@@ -47,8 +47,8 @@ func BenchmarkReviewPR100(b *testing.B) {
 	patch := run("diff", base, head)
 
 	ai := anthropictest.New(b, anthropictest.WithRespond(func(req anthropictest.Request) anthropictest.Reply {
-		if hasTool(req, "submit_verdict") {
-			return anthropictest.ToolReply("submit_verdict", demoVerdict(""))
+		if hasTool(req, "submit_verdicts") {
+			return anthropictest.ToolReply("submit_verdicts", demoVerdict(""))
 		}
 		return anthropictest.ToolReply("submit_review", map[string]any{"summary": "- ok", "findings": []any{map[string]any{
 			"path": "pkg00/f000.go", "line": 6, "quote": "\tprintln(sum)", "severity": "low", "category": "style",

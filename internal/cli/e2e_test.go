@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -126,15 +128,22 @@ func reviewerOf(lastText string) string {
 	return ""
 }
 
-// demoVerdict is the scripted validator: it rejects the one vague finding of the demo.
-func demoVerdict(findingText string) map[string]any {
-	ok := map[string]any{"ok": true, "reason": "The code does what the finding says."}
-	v := map[string]any{"true_of_code": ok, "introduced_by_change": ok, "specific_and_actionable": ok}
-	if strings.Contains(findingText, "Consider logging reservations") {
-		v["specific_and_actionable"] = map[string]any{"ok": false, "reason": "A wish for more logging, with no defect behind it."}
+// demoVerdict is the scripted validator: it rejects the one vague finding of the demo and
+// keeps every other issue of the request.
+func demoVerdict(issuesText string) map[string]any {
+	var vs []any
+	for _, m := range demoIssue.FindAllStringSubmatch(issuesText, -1) {
+		n, _ := strconv.Atoi(m[1])
+		v := map[string]any{"issue": n, "reason": "The code does what the finding says.", "decision": "keep", "severity": m[2], "attention": true}
+		if strings.Contains(m[3], "Consider logging reservations") {
+			v["decision"], v["failed_check"], v["reason"] = "reject", "specific_and_actionable", "A wish for more logging, with no defect behind it."
+		}
+		vs = append(vs, v)
 	}
-	return v
+	return map[string]any{"verdicts": vs}
 }
+
+var demoIssue = regexp.MustCompile(`(?m)^## Issue (\d+)\n(?s:.*?)^Severity: (\w+).*\n^Title: (.*)$`)
 
 func hasTool(req anthropictest.Request, name string) bool {
 	for _, t := range req.Tools {
@@ -149,8 +158,8 @@ func hasTool(req anthropictest.Request, name string) bool {
 func demoReply(req anthropictest.Request) anthropictest.Reply {
 	last := req.Messages[len(req.Messages)-1].Content
 	text := last[len(last)-1].Text
-	if hasTool(req, "submit_verdict") {
-		return anthropictest.ToolReply("submit_verdict", demoVerdict(text))
+	if hasTool(req, "submit_verdicts") {
+		return anthropictest.ToolReply("submit_verdicts", demoVerdict(text))
 	}
 	if hasTool(req, "submit_overview") {
 		return anthropictest.ToolReply("submit_overview", map[string]any{
@@ -179,7 +188,7 @@ func openAIDemoReply(req openaitest.Request) openaitest.Reply {
 	text := req.Messages[len(req.Messages)-1].Text()
 	var answer any = demoAnswer(reviewerOf(text))
 	for _, t := range req.Tools {
-		if t.Function.Name == "submit_verdict" {
+		if t.Function.Name == "submit_verdicts" {
 			answer = demoVerdict(text)
 		}
 	}
@@ -306,12 +315,14 @@ func TestReviewEndToEndAnthropic(t *testing.T) {
 	if vague.Status != finding.Filtered || !strings.Contains(vague.FilterReason, "specific_and_actionable") {
 		t.Errorf("vague finding: status %s, reason %q", vague.Status, vague.FilterReason)
 	}
-	if v := rep.Validation; !v.Enabled || v.Checked != 6 || v.Rejected != 1 || len(v.Errors) != 0 || v.Usage.Requests != 7 {
-		t.Errorf("validation = %+v, want 6 checked, 1 rejected, 7 requests with its warm-up", v)
+	// Six raised, two of them one issue merged before validation: five checked, in one request
+	// per file with findings.
+	if v := rep.Validation; !v.Enabled || v.Checked != 5 || v.Rejected != 1 || len(v.Errors) != 0 || v.Requests != 2 || v.Usage.Requests != 2 {
+		t.Errorf("validation = %+v, want 5 checked, 1 rejected, 2 requests: one per file", v)
 	}
-	// Requests: a warm-up and three reviewers, then the validator's warm-up and six checks.
-	if rep.Usage.Requests != 11 || fake.Calls() != 11 {
-		t.Errorf("requests = %d (fake saw %d), want 11", rep.Usage.Requests, fake.Calls())
+	// Requests: a warm-up and three reviewers, then two checks.
+	if rep.Usage.Requests != 6 || fake.Calls() != 6 {
+		t.Errorf("requests = %d (fake saw %d), want 6", rep.Usage.Requests, fake.Calls())
 	}
 	// Every reviewer's request has the same prefix, byte for byte; only the last block differs.
 	var prefixes, systems []string
@@ -335,13 +346,13 @@ func TestReviewEndToEndAnthropic(t *testing.T) {
 		"🔎 Council · Correctness", "> [!NOTE]", "3 potential correctness issues",
 		"🛡️ Council · Security", "1 potential security issue", "Path traversal in /export",
 		"```suggestion", "Other notes (not anchored to a diff line)", "`store.go:21`",
-		"🤖 Council · 2 inline comment(s)", "go.sum", "Filtered (1)", "Validation: 6 checked, 1 rejected",
+		"🤖 Council · 2 inline comment(s)", "go.sum", "Filtered (1)", "Validation: 5 checked, 1 rejected",
 	} {
 		if !strings.Contains(string(md), s) {
 			t.Errorf("review.md lacks %q", s)
 		}
 	}
-	if !strings.Contains(r.err, "11 requests") || !strings.Contains(r.err, "cache read") {
+	if !strings.Contains(r.err, "6 requests") || !strings.Contains(r.err, "cache read") {
 		t.Errorf("stderr lacks the ledger line:\n%s", r.err)
 	}
 }
@@ -503,8 +514,8 @@ func TestReviewRetriesRateLimits(t *testing.T) {
 	if r.code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.err)
 	}
-	if fake.Calls() != 13 {
-		t.Errorf("fake saw %d calls, want 13: two 429s, then the 11 requests of the demo", fake.Calls())
+	if fake.Calls() != 8 {
+		t.Errorf("fake saw %d calls, want 8: two 429s, then the 6 requests of the demo", fake.Calls())
 	}
 	if n := strings.Count(r.err, "rate limited"); n != 2 || !strings.Contains(r.err, "retrying in") {
 		t.Errorf("stderr reports %d rate limits, want 2 with their retry:\n%s", n, r.err)
@@ -869,8 +880,8 @@ func TestReviewerReadsOutsideTheHunk(t *testing.T) {
 	var gotBack atomic.Value
 	fake := anthropictest.New(t, anthropictest.WithRespond(func(req anthropictest.Request) anthropictest.Reply {
 		last := req.Messages[len(req.Messages)-1].Content
-		if hasTool(req, "submit_verdict") {
-			return anthropictest.ToolReply("submit_verdict", demoVerdict(""))
+		if hasTool(req, "submit_verdicts") {
+			return anthropictest.ToolReply("submit_verdicts", demoVerdict(""))
 		}
 		if reviewerOf(req.Messages[0].Content[len(req.Messages[0].Content)-1].Text) != "Correctness" {
 			return anthropictest.ToolReply("submit_review", map[string]any{"findings": []any{}})

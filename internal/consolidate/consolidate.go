@@ -1,5 +1,6 @@
 // Package consolidate turns what every reviewer reported into one list: the same issue raised by
-// several reviewers becomes one finding, owned by the first and crediting the others; caps,
+// several reviewers becomes one finding, owned by the most specific version and crediting the
+// others (every version is kept for the validator); caps,
 // severity floors and confidence floors mark findings Filtered with a reason; every finding
 // gets a fingerprint that survives re-runs and line shifts.
 //
@@ -76,8 +77,8 @@ func Consolidate(fs []finding.Finding, o Options) ([]finding.Finding, Stats) {
 	}
 	out = sorted
 
-	st.Filtered = filter(out, o)
 	setIDs(out)
+	st.Filtered = Filter(out, o)
 	st.Out = len(out)
 	return out, st
 }
@@ -189,11 +190,24 @@ func joins(g *group, it *item) (bool, float64) {
 	return true, sim
 }
 
-// finding is the owner's finding, crediting every member.
+// finding is the finding of the most specific member, crediting every other member, with
+// every member's version kept for the validator.
 func (g *group) finding() finding.Finding {
-	o := g.owner()
-	f := o.f
+	best := g.members[0]
 	for _, m := range g.members[1:] {
+		if moreSpecific(m, best) {
+			best = m
+		}
+	}
+	f := best.f
+	if len(g.members) > 1 {
+		f.Versions = []finding.Finding{best.f}
+	}
+	for _, m := range g.members {
+		if m == best {
+			continue
+		}
+		f.Versions = append(f.Versions, m.f)
 		for _, l := range m.f.Lenses {
 			if !slices.Contains(f.Lenses, l) {
 				f.Lenses = append(f.Lenses, l)
@@ -204,7 +218,7 @@ func (g *group) finding() finding.Finding {
 		}
 		f.Confidence = max(f.Confidence, m.f.Confidence)
 		// Another reviewer's suggestion replaces its own range; it fits only the same one.
-		if f.Suggestion == "" && m.f.Suggestion != "" && m.lo == o.lo && m.hi == o.hi {
+		if f.Suggestion == "" && m.f.Suggestion != "" && m.lo == best.lo && m.hi == best.hi {
 			f.Suggestion = m.f.Suggestion
 		}
 		if f.FixPrompt == "" {
@@ -214,9 +228,19 @@ func (g *group) finding() finding.Finding {
 	return f
 }
 
-// filter marks findings Filtered by o, in place, and returns how many it marked. fs is in
-// output order, which breaks ties at the cap.
-func filter(fs []finding.Finding, o Options) int {
+// moreSpecific says whether a states the issue more specifically than b: it comes with a
+// committable fix, or it points at fewer lines. Otherwise the earlier reviewer keeps it.
+func moreSpecific(a, b *item) bool {
+	if (a.f.Suggestion != "") != (b.f.Suggestion != "") {
+		return a.f.Suggestion != ""
+	}
+	return a.f.Anchored && a.hi-a.lo < b.hi-b.lo
+}
+
+// Filter marks findings Filtered by o, in place, and returns how many it marked. fs is in
+// output order, which breaks ties at the cap. Consolidate applies it; a caller that validates
+// between merging and capping calls Consolidate with no limits, then Filter.
+func Filter(fs []finding.Finding, o Options) int {
 	n := 0
 	mark := func(f *finding.Finding, why string) {
 		f.Status = finding.Filtered

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/council-dev/council/internal/finding"
 )
@@ -96,15 +97,14 @@ func TestConsolidate(t *testing.T) {
 			wantStats: Stats{In: 2, Out: 2},
 		},
 		{
-			name: "a range that reaches the other's line merges",
+			name: "a range that reaches the other's line merges, owned by the narrower one",
 			give: []finding.Finding{
 				with(nilUser, func(f *finding.Finding) { f.StartLine = 30; f.Line = 40 }),
 				nilUserSec,
 			},
-			want: ided(with(nilUser, func(f *finding.Finding) {
-				f.StartLine, f.Line = 30, 40
-				f.Lenses = []string{correctness, security}
-				f.Severity = finding.Critical
+			want: ided(with(nilUserSec, func(f *finding.Finding) {
+				f.Lenses = []string{security, correctness}
+				f.Confidence = max(nilUser.Confidence, nilUserSec.Confidence)
 			})),
 			wantStats: Stats{In: 2, Merged: 1, Out: 1},
 		},
@@ -172,7 +172,7 @@ func TestConsolidate(t *testing.T) {
 			wantStats: Stats{In: 4, Merged: 3, Out: 1},
 		},
 		{
-			name: "the owner's suggestion wins; another's is taken only for the same range",
+			name: "a version with a committable fix owns; another's suggestion is not taken",
 			give: []finding.Finding{
 				nilUser,
 				with(nilUserSec, func(f *finding.Finding) { f.Line = 43; f.Suggestion = "wrong range" }),
@@ -182,10 +182,10 @@ func TestConsolidate(t *testing.T) {
 					f.FixPrompt = "guard"
 				}),
 			},
-			want: ided(with(nilUser, func(f *finding.Finding) {
-				f.Lenses = []string{correctness, security, maint}
-				f.Severity = finding.Critical
-				f.Suggestion = "if user == nil {"
+			want: ided(with(nilUserSec, func(f *finding.Finding) {
+				f.Line = 43
+				f.Suggestion = "wrong range"
+				f.Lenses = []string{security, correctness, maint}
 				f.FixPrompt = "guard"
 			})),
 			wantStats: Stats{In: 3, Merged: 2, Out: 1},
@@ -344,7 +344,7 @@ func TestConsolidate(t *testing.T) {
 				}
 			}
 			got, st := Consolidate(tt.give, tt.opts)
-			if diff := cmp.Diff(want, got); diff != "" {
+			if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(finding.Finding{}, "Versions")); diff != "" {
 				t.Errorf("Consolidate() mismatch (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.wantStats, st); diff != "" {
@@ -506,5 +506,26 @@ func BenchmarkConsolidate(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Consolidate(fs, Options{MaxPerReviewer: 50, SeverityFloor: finding.Low, MinConfidence: 0.5})
+	}
+}
+
+func TestConsolidateKeepsEveryVersion(t *testing.T) {
+	t.Parallel()
+
+	narrow := with(nilUserSec, func(f *finding.Finding) { f.StartLine, f.Line = 42, 42 })
+	got, _ := Consolidate([]finding.Finding{nilUser, with(nilUserSec, func(f *finding.Finding) { f.StartLine, f.Line = 41, 43 }), narrow}, Options{})
+	if len(got) != 2 {
+		t.Fatalf("got %d findings, want the two security versions merged into one and nilUser: %+v", len(got), got)
+	}
+	for _, f := range got {
+		if len(f.Lenses) > 1 && len(f.Versions) != len(f.Lenses) {
+			t.Errorf("%s: %d versions for lenses %v", f.Title, len(f.Versions), f.Lenses)
+		}
+		if len(f.Lenses) == 1 && f.Versions != nil {
+			t.Errorf("%s: a finding nobody else raised has versions: %+v", f.Title, f.Versions)
+		}
+		if len(f.Versions) > 0 && f.Versions[0].Title != f.Title {
+			t.Errorf("the owner's version is not first: %q, want %q", f.Versions[0].Title, f.Title)
+		}
 	}
 }

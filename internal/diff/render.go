@@ -12,7 +12,7 @@ import (
 const Legend = `Each file starts with "### path (what happened to it)", then its hunks. ` +
 	`In a hunk, a line reads "OLD NEW | " followed by " " (unchanged), "+" (added) or "-" (deleted) and the code: ` +
 	`OLD is its line number in the old file, NEW in the new file, blank on the side where the line does not exist. ` +
-	`Lines that read "NEW : " are extra context from the new file: they are not in the diff and cannot be commented on.`
+	`Lines that read "NEW : " are extra context from the new file: they are not in the diff and take no inline comment; a finding about one is shown in the review body.`
 
 // minColumn is the narrowest number column, so that small files line up the same way and the
 // prompt text stays stable as a file grows past nine lines.

@@ -30,7 +30,6 @@ const (
 	KindReviewFirst      = "reviewer's first turn"
 	KindReviewTools      = "reviewer's turn after tool results"
 	KindReviewFinal      = "reviewer's forced final answer"
-	KindValidatorWarmup  = "validator's cache warm-up"
 	KindValidatorFirst   = "validator's first turn"
 	KindValidatorTools   = "validator's turn after tool results"
 	KindValidatorFinal   = "validator's forced final answer"
@@ -46,7 +45,7 @@ const (
 func Kinds() []string {
 	return []string{
 		KindReviewWarmup, KindReviewFirst, KindReviewTools, KindReviewFinal,
-		KindValidatorWarmup, KindValidatorFirst, KindValidatorTools, KindValidatorFinal,
+		KindValidatorFirst, KindValidatorTools, KindValidatorFinal,
 		KindReviewNoTools, KindValidatorNoTools,
 		KindOverview, KindThreadCheck, KindJudgeSame, KindJudgePlausible,
 	}
@@ -194,8 +193,9 @@ func answerFor(tool string) any {
 			"suggestion": sampleFixedLine, "confidence": 0.9,
 		}}}
 	case validate.VerdictTool:
-		ok := map[string]any{"reason": "stock.go:21 reads and writes without the lock.", "ok": true}
-		return map[string]any{validate.CheckTrue: ok, validate.CheckIntroduced: ok, validate.CheckActionable: ok}
+		return map[string]any{"verdicts": []any{map[string]any{
+			"issue": 1, "reason": "stock.go:21 reads and writes without the lock.", "decision": validate.Keep, "severity": "high", "attention": true,
+		}}}
 	case overview.Tool:
 		return map[string]any{"summary": "Adds Reserve.", "changes": []string{"`Reserve` takes stock"}, "files": []any{map[string]any{"path": sampleFile, "description": "adds Reserve"}}}
 	case validate.FixTool:
@@ -217,8 +217,6 @@ func kindOf(req provider.Request) string {
 	switch {
 	case answer == review.SubmitTool && req.MaxTokens == 1:
 		return KindReviewWarmup
-	case answer == validate.VerdictTool && req.MaxTokens == 1:
-		return KindValidatorWarmup
 	case answer == review.SubmitTool && !withTools:
 		return KindReviewNoTools
 	case answer == validate.VerdictTool && !withTools:

@@ -525,8 +525,9 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 	var total, warmup provider.Usage
 	given := givenFiles(p.Units)
 
+	var guard *ledger.Guard
 	if !s.opts.RulesOnly {
-		guard := ledger.NewGuard(client, ledger.Budget{MaxUSD: s.Config.Budget.MaxUSD, MaxTokens: s.Config.Budget.MaxTokens}, prices)
+		guard = ledger.NewGuard(client, ledger.Budget{MaxUSD: s.Config.Budget.MaxUSD, MaxTokens: s.Config.Budget.MaxTokens}, prices)
 		stop := s.stages.Start("review")
 		results, warm := review.Run(ctx, guard, in, s.Reviewers, s.reviewOptions(prices))
 		stop()
@@ -550,14 +551,8 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 			rep.Degraded = append(rep.Degraded, "prompt cache warm-up failed, so reviewers may have paid for the whole prompt: "+e)
 		}
 
-		raw = s.validate(ctx, guard, in, raw, prices, &rep)
-		total = total.Add(rep.Validation.Usage)
-
 		for _, m := range s.unpriced(prices) {
 			rep.Degraded = append(rep.Degraded, fmt.Sprintf("model %s has no price: its cost shows as $0 (add it under prices: in .council.yaml)", m))
-		}
-		if n := guard.Refused(); n > 0 {
-			rep.Degraded = append(rep.Degraded, fmt.Sprintf("the budget stopped the run: %d model request(s) not sent (budget.max_usd %.2f, budget.max_tokens %d)", n, s.Config.Budget.MaxUSD, s.Config.Budget.MaxTokens))
 		}
 	}
 
@@ -571,13 +566,24 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 	stop := s.stages.Start("anchor")
 	anchored, _ := anchor.Anchor(s.Change.Files, raw)
 	stop()
+	// Merge first, then validate each merged issue once, seeing every reviewer's version of
+	// it; caps and floors apply to what the validator kept.
 	stop = s.stages.Start("consolidate")
-	rep.Findings, _ = consolidate.Consolidate(anchored, consolidate.Options{
+	merged, _ := consolidate.Consolidate(anchored, consolidate.Options{})
+	stop()
+	if guard != nil {
+		merged = s.validate(ctx, guard, in, merged, prices, &rep)
+		total = total.Add(rep.Validation.Usage)
+		if n := guard.Refused(); n > 0 {
+			rep.Degraded = append(rep.Degraded, fmt.Sprintf("the budget stopped the run: %d model request(s) not sent (budget.max_usd %.2f, budget.max_tokens %d)", n, s.Config.Budget.MaxUSD, s.Config.Budget.MaxTokens))
+		}
+	}
+	consolidate.Filter(merged, consolidate.Options{
 		MaxPerReviewer: s.Config.Comments.MaxPerReviewer,
 		SeverityFloor:  s.Config.Comments.SeverityFloor,
 		MinConfidence:  s.Config.Comments.MinConfidence,
 	})
-	stop()
+	rep.Findings = merged
 
 	rep.Usage = s.usage(total)
 	rep.Usage.CacheWarmup = warmup
@@ -596,21 +602,40 @@ func (s *Session) validate(ctx context.Context, c review.Completer, in review.In
 		return fs
 	}
 	o := s.reviewOptions(prices)
-	model := s.Config.Model
 	stop := s.stages.Start("validate")
 	res := validate.Run(ctx, c, in, fs, validate.Options{
-		Model: model, Concurrency: o.Concurrency, Cost: o.Cost,
-		NewToolbox: o.NewToolbox, Limits: o.Limits, WarmCache: o.WarmCache,
+		Model: s.Config.Model, Concurrency: o.Concurrency, Cost: o.Cost,
+		NewToolbox: o.NewToolbox, Limits: o.Limits,
+		File:      func(p string) validate.File { return s.validationFile(ctx, p) },
+		Unchecked: []string{rules.Reviewer},
 	})
 	stop()
-	rep.Validation = report.Validation{Enabled: true, Checked: res.Checked, Rejected: res.Rejected, Errors: res.Errors, Usage: res.Usage}
+	rep.Validation = report.Validation{
+		Enabled: true, Checked: res.Checked, Rejected: res.Rejected, Lowered: res.Lowered, Narrowed: res.Narrowed,
+		Minor: res.Minor, Merged: res.Merged, Requests: res.Requests, Errors: res.Errors, Usage: res.Usage,
+	}
 	if len(res.Errors) > 0 {
 		rep.Degraded = append(rep.Degraded, fmt.Sprintf("validation failed for %d of %d findings: they are shown unchecked", len(res.Errors), len(fs)))
 	}
-	for _, e := range res.WarmupErrors {
-		rep.Degraded = append(rep.Degraded, "validator's prompt cache warm-up failed: "+e)
-	}
 	return res.Findings
+}
+
+// validationFile is what the validator is shown of one file: its hunks as the reviewers saw
+// them, the code its changed lines use, and the instructions that apply to it; only the path
+// when the change does not modify it.
+func (s *Session) validationFile(ctx context.Context, p string) validate.File {
+	vf := validate.File{Path: p, Instructions: instructions.Render(scope(s.Instructions, []string{p}))}
+	i := slices.IndexFunc(s.Change.Files, func(f diff.File) bool { return f.Path() == p })
+	if i < 0 {
+		return vf
+	}
+	f := s.Change.Files[i]
+	vf.Diff = diff.RenderAll([]diff.File{f}, func(p string) []string { return s.headLines(ctx, p) }, s.Config.ContextLines)
+	res, err := codecontext.Build(ctx, s.git, []diff.File{f}, s.Change.BaseSHA, s.Change.HeadSHA, codecontext.Options{})
+	if err == nil {
+		vf.Context = codecontext.Render(res)
+	}
+	return vf
 }
 
 // rulesReviewer is the report entry of the deterministic rules.

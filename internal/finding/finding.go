@@ -69,7 +69,24 @@ const (
 	Reported  Status = "reported"   // anchored to diff lines, shown inline
 	OtherNote Status = "other_note" // could not be anchored; shown in the review body with path:line
 	Filtered  Status = "filtered"   // removed by a stage, kept in the artifact with FilterReason
+	// Minor is true of the code but not worth a maintainer's attention before merging (style,
+	// wording, speculative hardening, nits), as the validator judged it: listed once, collapsed,
+	// in the review body instead of an inline comment.
+	Minor Status = "minor"
 )
+
+// Validation is what the validator decided about a finding, and why.
+type Validation struct {
+	// Decision is keep, lower (kept with a lower severity), narrow (kept with only the claims
+	// that hold), reject (then the finding is Filtered) or error (it could not be checked).
+	Decision string `json:"decision"`
+	Reason   string `json:"reason,omitempty"`
+	// SeverityBefore is the reviewer's severity when the validator lowered it.
+	SeverityBefore Severity `json:"severity_before,omitempty"`
+	// Merged lists the IDs of findings the validator found to make the same point, folded
+	// into this one (their reviewers are credited in Lenses).
+	Merged []string `json:"merged,omitempty"`
+}
 
 // Finding is one issue raised by one or more reviewers.
 //
@@ -96,6 +113,11 @@ type Finding struct {
 	AnchorNote    string   `json:"anchor_note,omitempty"` // why it is not anchored, or how it was
 	Status        Status   `json:"status"`
 	FilterReason  string   `json:"filter_reason,omitempty"`
+	// Validation is the validator's verdict, when it checked the finding.
+	Validation *Validation `json:"validation,omitempty"`
+	// Versions holds every reviewer's version of a finding that merged duplicates, the
+	// owner's first, as consolidate found them: the validator is shown them all. Not output.
+	Versions []Finding `json:"-"`
 }
 
 // Owner is the reviewer that owns the finding (the first to raise it).

@@ -6,12 +6,13 @@ import "github.com/council-dev/council/internal/finding"
 type Tally struct {
 	Reported  int // anchored, shown inline
 	OtherNote int // shown in the review body with path:line
+	Minor     int // true but minor: listed once, collapsed, in the review body
 	Filtered  int // removed by a stage, kept with a reason
 	Credited  int // raised too, but owned by another reviewer
 }
 
-// Shown is how many findings a reader sees: reported and other notes. It is the number a
-// reviewer's headline counts.
+// Shown is how many findings a reader is asked to look at: reported and other notes. It is
+// the number a reviewer's headline counts; minor notes are counted apart.
 func (t Tally) Shown() int { return t.Reported + t.OtherNote }
 
 func (t *Tally) add(s finding.Status) {
@@ -20,6 +21,8 @@ func (t *Tally) add(s finding.Status) {
 		t.Reported++
 	case finding.OtherNote:
 		t.OtherNote++
+	case finding.Minor:
+		t.Minor++
 	case finding.Filtered:
 		t.Filtered++
 	}
@@ -94,7 +97,7 @@ func (r Report) Reviewer(name string) (Reviewer, bool) {
 }
 
 // MaxSeverity is the highest severity among the findings a reader sees (reported and other
-// notes; filtered findings do not count), or "" when there are none. --fail-on compares
+// notes; minor and filtered findings do not count), or "" when there are none. --fail-on compares
 // against it.
 func (r Report) MaxSeverity() finding.Severity {
 	var top finding.Severity

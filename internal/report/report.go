@@ -54,8 +54,13 @@ type ContextSnippet struct {
 // Validation is what the validator did.
 type Validation struct {
 	Enabled  bool           `json:"enabled"`
-	Checked  int            `json:"checked"`
-	Rejected int            `json:"rejected"`
+	Checked  int            `json:"checked"`          // findings that got a verdict
+	Rejected int            `json:"rejected"`         // of them, filtered with the validator's reason
+	Lowered  int            `json:"lowered"`          // kept with a lower severity
+	Narrowed int            `json:"narrowed"`         // kept with only the claims that hold
+	Minor    int            `json:"minor"`            // true but minor: moved from inline to the minor notes
+	Merged   int            `json:"merged"`           // found to make the same point as another finding, and folded into it
+	Requests int            `json:"requests"`         // checks sent, one per batch of a file's findings
 	Errors   []string       `json:"errors,omitempty"` // checks that failed: those findings are shown unchecked
 	Usage    provider.Usage `json:"usage"`
 }

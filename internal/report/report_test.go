@@ -385,7 +385,7 @@ func TestSchemaEnumsMatchFinding(t *testing.T) {
 	if diff := cmp.Diff(finding.Categories, props["category"].Enum); diff != "" {
 		t.Errorf("category enum differs from finding.Categories (-go +schema):\n%s", diff)
 	}
-	statuses := []string{string(finding.Reported), string(finding.OtherNote), string(finding.Filtered)}
+	statuses := []string{string(finding.Reported), string(finding.OtherNote), string(finding.Minor), string(finding.Filtered)}
 	if diff := cmp.Diff(statuses, props["status"].Enum); diff != "" {
 		t.Errorf("status enum differs from finding's statuses (-go +schema):\n%s", diff)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/council-dev/council/internal/provider"
 )
 
@@ -123,5 +125,101 @@ func TestConverseWithoutToolsIsOneRequest(t *testing.T) {
 	}
 	if len(m.seen) != 1 || m.seen[0].ToolName != SubmitTool || len(m.seen[0].Tools) != 1 {
 		t.Errorf("without tools: %d requests, forced %q", len(m.seen), m.seen[0].ToolName)
+	}
+}
+
+// countedBox is a fakeBox that says how many calls it allows.
+type countedBox struct{ fakeBox }
+
+func (b *countedBox) MaxCalls() int { return 12 }
+
+var _ CallBudget = (*countedBox)(nil)
+
+// TestConverseTellsTheBudget: the first turn tells the model how many rounds (and, when the
+// toolbox says, calls) it has and what happens after, in a block after the cached prefix, so
+// that the prefix stays the same bytes as without tools and across reviewers.
+func TestConverseTellsTheBudget(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		box    Toolbox
+		limits Limits
+		want   []string
+		not    []string
+	}{
+		{"default turns", &fakeBox{}, Limits{},
+			[]string{"at most 7 rounds of tool calls.", "batch the reads", "your next turn can only call submit_review"},
+			[]string{" calls in all", "token budget"}},
+		{"turns, calls and tokens", &countedBox{}, Limits{MaxTurns: 3, MaxTokens: 1000},
+			[]string{"at most 2 rounds of tool calls and at most 12 calls in all.", "token budget"}, nil},
+		{"one round", &fakeBox{}, Limits{MaxTurns: 2}, []string{"at most 1 round of tool calls."}, nil},
+		{"no round", &fakeBox{}, Limits{MaxTurns: 1}, []string{"no rounds of tool calls are left", "calling submit_review"}, []string{"batch"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := &modelScript{turns: []provider.Response{toolCall("t9", SubmitTool, `{"findings":[]}`)}}
+			in := input(1, 100)
+			plain := Request(in, 0, Builtin()[0], "m", 100)
+			if _, _, err := Converse(context.Background(), m, plain, tt.box, SubmitTool, tt.limits,
+				func(u provider.Usage) provider.Usage { return u }); err != nil {
+				t.Fatal(err)
+			}
+			first := m.seen[0]
+			blocks := first.Messages[0].Content
+			if len(blocks) != 2 {
+				t.Fatalf("first turn has %d blocks, want the prefix and the reviewer's own", len(blocks))
+			}
+			// After the cached prefix, at the start of the reviewer's block, whose closing "now"
+			// stays last.
+			own := plain.Messages[0].Content[1].Text
+			if !cmp.Equal(blocks[0], plain.Messages[0].Content[0]) || blocks[1].Cache || !strings.HasSuffix(blocks[1].Text, "\n\n"+own) {
+				t.Error("the budget changed the prefix or the reviewer's block, or carries a cache breakpoint")
+			}
+			got := strings.TrimSuffix(blocks[1].Text, "\n\n"+own)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("budget %q does not say %q", got, w)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(got, w) {
+					t.Errorf("budget %q says %q", got, w)
+				}
+			}
+			if len(plain.Messages[0].Content) != 2 {
+				t.Error("WithTools changed the caller's request")
+			}
+			// The warm-up and the estimates see the first turn as Converse sends it.
+			o := Options{NewToolbox: func() Toolbox { return tt.box }, Limits: tt.limits}
+			if diff := cmp.Diff(first, o.FirstTurn(plain)); diff != "" {
+				t.Errorf("FirstTurn differs from the first request sent (-sent +FirstTurn):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWithBudgetKeepsCacheBreakpoints(t *testing.T) {
+	t.Parallel()
+	text := func(s string, cache bool) provider.Block {
+		return provider.Block{Type: provider.Text, Text: s, Cache: cache}
+	}
+	tests := []struct {
+		name       string
+		give, want []provider.Block
+	}{
+		{"at the start of the asker's block", []provider.Block{text("prefix", true), text("now", false)},
+			[]provider.Block{text("prefix", true), text("B\n\nnow", false)}},
+		{"after a cached last block", []provider.Block{text("prefix", true)},
+			[]provider.Block{text("prefix", true), text("B", false)}},
+		{"alone", nil, []provider.Block{text("B", false)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, withBudget(tt.give, "B")); diff != "" {
+				t.Errorf("withBudget mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

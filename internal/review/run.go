@@ -171,7 +171,7 @@ func (o Options) FirstTurn(req provider.Request) provider.Request {
 	if o.NewToolbox == nil {
 		return req
 	}
-	return WithTools(req, o.NewToolbox())
+	return WithTools(req, o.NewToolbox(), o.Limits, SubmitTool)
 }
 
 // byModel groups reviewers by the model they run on, in order: the prompt cache is per model.

@@ -2,7 +2,6 @@ package validate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -12,47 +11,60 @@ import (
 	"github.com/council-dev/council/internal/review"
 )
 
-// DefaultMaxOutputTokens is the verdict's output budget when Options leave it at 0: three short
-// reasons fit in far less.
-const DefaultMaxOutputTokens = 1024
+// DefaultMaxIssues is how many issues of one file one request checks when Options leave it
+// at 0. Issues of a file are checked together so that the validator sees them side by side
+// (and can tell two of them are one point); more than this many are split.
+const DefaultMaxIssues = 10
+
+// DefaultMaxOutputTokens is the output budget of a check of one issue when Options leave it
+// at 0; a request of n issues gets n times this, plus room for reasoning.
+const DefaultMaxOutputTokens = 600
+
+// maxRequestOutputTokens caps a request's output budget, whatever the number of issues.
+const maxRequestOutputTokens = 8192
 
 // Options tune a validation run.
 type Options struct {
 	Model           string                                       // model for every check
-	MaxOutputTokens int                                          // DefaultMaxOutputTokens when 0
+	MaxOutputTokens int                                          // per issue; DefaultMaxOutputTokens when 0
+	MaxIssues       int                                          // per request; DefaultMaxIssues when 0
 	Concurrency     int                                          // requests in flight at once; <1 means 1
 	Cost            func(model string, u provider.Usage) float64 // may be nil
 	// NewToolbox gives each check its read-only repository tools; nil: no tools.
 	NewToolbox func() review.Toolbox
 	Limits     review.Limits // of each check's conversation with tools
-	// WarmCache sends a one-token request per unit before its checks when at least two
-	// findings share the unit and its prefix is long enough for providers to cache.
-	WarmCache bool
+	// File shows a check the file its issues are about; it is called once per file.
+	File func(path string) File
+	// Unchecked names the reviewers whose findings are not checked (the repository's
+	// deterministic rules).
+	Unchecked []string
 }
 
 // Result is what validation did to the findings.
 type Result struct {
-	// Findings has the input's length and order. A rejected finding has Status
-	// finding.Filtered and FilterReason "validator: <check>: <reason>"; every other finding is
-	// unchanged.
+	// Findings are the input's, in its order, less the duplicates folded into another finding.
+	// A rejected finding has Status finding.Filtered and FilterReason "validator: <check>:
+	// <reason>"; a minor one, Status finding.Minor; each checked finding has its Validation.
 	Findings []finding.Finding
-	// Checked counts the findings that got a verdict; Rejected, those of them that failed it.
-	// Findings already filtered on input and those in Errors are not checked.
-	Checked, Rejected int
+	// Checked counts the findings that got a verdict; the others count what the verdicts did.
+	Checked, Rejected, Lowered, Narrowed, Minor, Merged int
+	// Requests counts the checks sent (one per batch of a file's issues), tool rounds aside.
+	Requests int
 	// Errors are the checks that failed (a transport error, a malformed verdict), one line per
 	// finding, in input order. Those findings are kept unchanged, never dropped.
 	Errors []string
-	// WarmupErrors are failed cache warm-ups. They cost only the cache: the checks still ran.
-	WarmupErrors []string
-	Usage        provider.Usage // every request, the warm-ups' included, priced with Options.Cost
-	Verdicts     []Verdict      // per finding; the zero value when it was not checked
+	Usage  provider.Usage // every request, priced with Options.Cost
 }
 
-// ErrNoDiff is the error of every check when the input has no unit to check against.
-var ErrNoDiff = errors.New("no diff to check the finding against")
+// batch is one request's issues: indices into the findings, all about one file.
+type batch struct {
+	path string
+	idx  []int
+}
 
-// Run checks every finding not already filtered, concurrently under o.Concurrency. It never
-// fails as a whole and never drops a finding: what could not be checked is in Result.Errors
+// Run checks the findings not already filtered, a file's issues together, concurrently under
+// o.Concurrency. It never fails as a whole and never drops a finding except a duplicate it
+// folds into the finding that owns its point: what could not be checked is in Result.Errors
 // and kept as it was.
 func Run(ctx context.Context, c review.Completer, in review.Input, fs []finding.Finding, o Options) Result {
 	if o.Concurrency < 1 {
@@ -61,24 +73,10 @@ func Run(ctx context.Context, c review.Completer, in review.Input, fs []finding.
 	if o.MaxOutputTokens <= 0 {
 		o.MaxOutputTokens = DefaultMaxOutputTokens
 	}
-	type outcome struct {
-		verdict Verdict
-		usage   provider.Usage
-		err     error
-		checked bool
+	if o.MaxIssues <= 0 {
+		o.MaxIssues = DefaultMaxIssues
 	}
-	outs := make([]outcome, len(fs))
-	byUnit := make([][]int, len(in.Units))
-	for i, f := range fs {
-		switch {
-		case f.Status == finding.Filtered:
-		case len(in.Units) == 0:
-			outs[i] = outcome{err: ErrNoDiff, checked: true}
-		default:
-			u, _ := unitOf(in, f.Path)
-			byUnit[u] = append(byUnit[u], i)
-		}
-	}
+	batches := makeBatches(fs, o)
 	price := func(u provider.Usage) provider.Usage {
 		if o.Cost != nil {
 			u.CostUSD = o.Cost(o.Model, u)
@@ -86,85 +84,192 @@ func Run(ctx context.Context, c review.Completer, in review.Input, fs []finding.
 		return u
 	}
 
-	var (
-		res = Result{Findings: slices.Clone(fs), Verdicts: make([]Verdict, len(fs))}
-		sem = make(chan struct{}, o.Concurrency)
-		mu  sync.Mutex // guards res.Usage and res.WarmupErrors
-		wg  sync.WaitGroup
-	)
-	for u, idx := range byUnit {
-		if len(idx) == 0 {
-			continue
+	type outcome struct {
+		verdicts map[int]Verdict
+		errs     map[int]error
+		usage    provider.Usage
+	}
+	outs := make([]outcome, len(batches))
+	files := map[string]File{}
+	for _, b := range batches {
+		if _, ok := files[b.path]; !ok {
+			f := File{Path: b.path}
+			if o.File != nil {
+				f = o.File(b.path)
+				f.Path = b.path
+			}
+			files[b.path] = f
 		}
+	}
+	sem := make(chan struct{}, o.Concurrency)
+	var wg sync.WaitGroup
+	for k, b := range batches {
 		wg.Go(func() {
-			if o.WarmCache && len(idx) > 1 {
-				first := o.firstTurn(Request(in, u, fs[idx[0]], o.Model, o.MaxOutputTokens))
-				if prefixTokens(first) >= review.MinCachedPrefixTokens {
-					sem <- struct{}{}
-					resp, err := c.Complete(ctx, warmup(first))
-					<-sem
-					mu.Lock()
-					if err != nil {
-						res.WarmupErrors = append(res.WarmupErrors, fmt.Sprintf("unit %d: %v", u+1, err))
-					} else {
-						res.Usage = res.Usage.Add(price(resp.Usage))
-					}
-					mu.Unlock()
+			issues := make([]finding.Finding, len(b.idx))
+			for j, i := range b.idx {
+				issues[j] = fs[i]
+			}
+			maxTokens := min(o.MaxOutputTokens*len(issues)+512, maxRequestOutputTokens)
+			req := Request(in, files[b.path], issues, o.Model, maxTokens)
+			var box review.Toolbox
+			if o.NewToolbox != nil {
+				box = o.NewToolbox()
+			}
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			resp, usage, err := review.Converse(ctx, c, req, box, VerdictTool, o.Limits, price)
+			out := outcome{usage: usage}
+			if err != nil {
+				out.errs = map[int]error{}
+				for j := range issues {
+					out.errs[j+1] = err
 				}
+			} else {
+				out.verdicts, out.errs = ParseVerdicts(resp, len(issues))
 			}
-			var cwg sync.WaitGroup
-			for _, i := range idx {
-				cwg.Go(func() {
-					req := Request(in, u, fs[i], o.Model, o.MaxOutputTokens)
-					var box review.Toolbox
-					if o.NewToolbox != nil {
-						box = o.NewToolbox()
-					}
-					sem <- struct{}{}
-					defer func() { <-sem }()
-					resp, usage, err := review.Converse(ctx, c, req, box, VerdictTool, o.Limits, price)
-					out := outcome{usage: usage, err: err, checked: true}
-					if err == nil {
-						out.verdict, out.err = ParseVerdict(resp)
-					}
-					outs[i] = out
-				})
-			}
-			cwg.Wait()
+			outs[k] = out
 		})
 	}
 	wg.Wait()
 
-	for i, out := range outs {
+	res := Result{Requests: len(batches)}
+	work := slices.Clone(fs)
+	gone := make([]bool, len(fs))
+	errAt := map[int]error{}
+	for k, b := range batches {
+		out := outs[k]
 		res.Usage = res.Usage.Add(out.usage)
-		switch {
-		case !out.checked:
-		case out.err != nil:
-			res.Errors = append(res.Errors, fmt.Sprintf("finding %d of %d (%s): %v", i+1, len(fs), where(fs[i]), out.err))
-		default:
-			res.Checked++
-			res.Verdicts[i] = out.verdict
-			if !out.verdict.Passed() {
-				res.Rejected++
-				res.Findings[i].Status = finding.Filtered
-				res.Findings[i].FilterReason = out.verdict.FilterReason()
+		for j, i := range b.idx {
+			if err := out.errs[j+1]; err != nil {
+				errAt[i] = err
+				work[i].Validation = &finding.Validation{Decision: "error", Reason: oneLine(err.Error())}
 			}
+		}
+		for j, i := range b.idx {
+			v, ok := out.verdicts[j+1]
+			if !ok {
+				continue
+			}
+			res.Checked++
+			if v.Decision == Duplicate {
+				t := owner(out.verdicts, j+1)
+				if t == 0 {
+					v.Decision = Keep // a ring of duplicates: the first of it stands
+				} else {
+					into := &work[b.idx[t-1]]
+					for _, l := range work[i].Lenses {
+						if !slices.Contains(into.Lenses, l) {
+							into.Lenses = append(into.Lenses, l)
+						}
+					}
+					if into.Validation == nil {
+						into.Validation = &finding.Validation{}
+					}
+					into.Validation.Merged = append(into.Validation.Merged, work[i].ID)
+					gone[i] = true
+					res.Merged++
+					continue
+				}
+			}
+			apply(&work[i], v, &res)
+		}
+	}
+	for i, f := range work {
+		if err, ok := errAt[i]; ok {
+			res.Errors = append(res.Errors, fmt.Sprintf("finding %d of %d (%s): %v", i+1, len(fs), whereShort(fs[i]), err))
+		}
+		if !gone[i] {
+			res.Findings = append(res.Findings, f)
 		}
 	}
 	return res
 }
 
-// firstTurn is the first request of a check as it will be sent: with the repository tools when
-// there are any. The warm-up copies it, so that its cached prefix matches.
-func (o Options) firstTurn(req provider.Request) provider.Request {
-	if o.NewToolbox == nil {
-		return req
+// makeBatches groups the findings to check by file, in order of first appearance, at most
+// o.MaxIssues to a batch.
+func makeBatches(fs []finding.Finding, o Options) []batch {
+	var order []string
+	byPath := map[string][]int{}
+	for i, f := range fs {
+		if f.Status == finding.Filtered || slices.Contains(o.Unchecked, f.Owner()) {
+			continue
+		}
+		if _, ok := byPath[f.Path]; !ok {
+			order = append(order, f.Path)
+		}
+		byPath[f.Path] = append(byPath[f.Path], i)
 	}
-	return review.WithTools(req, o.NewToolbox())
+	var out []batch
+	for _, p := range order {
+		idx := byPath[p]
+		// Split evenly: 11 issues make batches of 6 and 5, not 10 and 1.
+		n := (len(idx) + o.MaxIssues - 1) / o.MaxIssues
+		size := (len(idx) + n - 1) / n
+		for len(idx) > 0 {
+			k := min(size, len(idx))
+			out = append(out, batch{path: p, idx: idx[:k]})
+			idx = idx[k:]
+		}
+	}
+	return out
 }
 
-// where names a finding in an error line: its place and title.
-func where(f finding.Finding) string {
+// owner follows a duplicate's same_as to the issue that owns the point: one whose own
+// verdict is not a duplicate. It is 0 when the chain comes back on itself.
+func owner(vs map[int]Verdict, issue int) int {
+	seen := map[int]bool{}
+	for {
+		if seen[issue] {
+			return 0
+		}
+		seen[issue] = true
+		v, ok := vs[issue]
+		if !ok || v.Decision != Duplicate {
+			return issue
+		}
+		issue = v.SameAs
+	}
+}
+
+// apply makes a verdict's decision on f.
+func apply(f *finding.Finding, v Verdict, res *Result) {
+	val := &finding.Validation{Decision: v.Decision, Reason: oneLine(v.Reason)}
+	if f.Validation != nil {
+		val.Merged = f.Validation.Merged
+	}
+	f.Validation = val
+	if v.Decision == Reject {
+		res.Rejected++
+		f.Status = finding.Filtered
+		f.FilterReason = v.FilterReason()
+		return
+	}
+	if v.Decision == Narrow {
+		res.Narrowed++
+		if v.Title != "" {
+			f.Title = oneLine(v.Title)
+		}
+		f.Body = v.Body
+	}
+	// The validator may lower a severity, never raise one.
+	if v.Severity != "" && v.Severity.Rank() < f.Severity.Rank() {
+		val.SeverityBefore = f.Severity
+		f.Severity = v.Severity
+		if v.Decision == Keep {
+			val.Decision = Lower
+		}
+		res.Lowered++
+	} else if v.Decision == Lower {
+		val.Decision = Keep
+	}
+	if !v.Attention && (f.Status == finding.Reported || f.Status == finding.OtherNote) {
+		f.Status = finding.Minor
+		res.Minor++
+	}
+}
+
+// whereShort names a finding in an error line: its place and title.
+func whereShort(f finding.Finding) string {
 	s := oneLine(f.Path)
 	if f.Line > 0 {
 		s += fmt.Sprintf(":%d", f.Line)

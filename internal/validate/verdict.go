@@ -4,63 +4,44 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/council-dev/council/internal/finding"
 	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/review"
 )
 
-// Check is the answer to one of the validator's questions.
-type Check struct {
-	OK     bool   `json:"ok"`
-	Reason string `json:"reason"`
-}
-
-// Verdict is the validator's answer about one finding.
+// Verdict is the validator's answer about one issue.
 type Verdict struct {
-	True       Check `json:"true_of_code"`
-	Introduced Check `json:"introduced_by_change"`
-	Actionable Check `json:"specific_and_actionable"`
+	Issue       int              `json:"issue"` // from 1, as numbered in the request
+	Reason      string           `json:"reason"`
+	Decision    string           `json:"decision"`
+	FailedCheck string           `json:"failed_check,omitempty"`
+	SameAs      int              `json:"same_as,omitempty"`
+	Severity    finding.Severity `json:"severity"`
+	Attention   bool             `json:"attention"`
+	Title       string           `json:"title,omitempty"`
+	Body        string           `json:"body,omitempty"`
 }
 
-// Passed says whether the finding passed every check.
-func (v Verdict) Passed() bool {
-	return v.True.OK && v.Introduced.OK && v.Actionable.OK
-}
-
-// FilterReason is the reason a rejected finding carries: "validator: <check>: <reason>" for
-// each failed check, in the order they are asked, joined by "; ". It is empty when v passed.
+// FilterReason is the reason a rejected finding carries: "validator: <check>: <reason>".
 func (v Verdict) FilterReason() string {
-	var failed []string
-	for _, c := range v.checks() {
-		if !c.check.OK {
-			reason := oneLine(c.check.Reason)
-			if reason == "" {
-				reason = "no reason given"
-			}
-			failed = append(failed, c.name+": "+reason)
-		}
+	check := v.FailedCheck
+	if check == "" {
+		check = "rejected"
 	}
-	if len(failed) == 0 {
-		return ""
+	reason := oneLine(v.Reason)
+	if reason == "" {
+		reason = "no reason given"
 	}
-	return "validator: " + strings.Join(failed, "; ")
+	return "validator: " + check + ": " + reason
 }
 
-func (v Verdict) checks() []struct {
-	name  string
-	check Check
-} {
-	return []struct {
-		name  string
-		check Check
-	}{{CheckTrue, v.True}, {CheckIntroduced, v.Introduced}, {CheckActionable, v.Actionable}}
-}
-
-// VerdictError is an answer that holds no usable verdict: no JSON object, a missing check, an
-// "ok" that is neither a boolean nor yes/no, or an answer cut off at the output limit. The
-// finding it was about is kept unchecked.
+// VerdictError is an answer that holds no usable verdict for an issue: no JSON object, a
+// missing field, a value outside its enum, or an answer cut off at the output limit. The issue
+// it was about is kept unchecked.
 type VerdictError struct {
 	Reason  string
 	Excerpt string // the start of the raw answer, at most excerptRunes runes
@@ -84,58 +65,96 @@ func excerpt(s string) string {
 	return string([]rune(s)[:excerptRunes])
 }
 
-// ParseVerdict reads the validator's answer: the input of a submit_verdict tool call when there
-// is a usable one (the first), else a JSON object in the text, fenced or not, surrounded by
-// prose or not (the first object holding one of the checks). Each check's "ok" may be a
-// boolean or a "yes"/"no" ("true"/"false") string. A missing check is an error: a verdict is
-// all three answers or none. It returns a *VerdictError for an unusable answer and never
-// panics.
-func ParseVerdict(resp provider.Response) (Verdict, error) {
-	fail := func(reason, raw string) error {
+// ParseVerdicts reads the validator's answer about n issues: the input of the first usable
+// submit_verdicts call, else a JSON object with "verdicts" in the text, fenced or not. It
+// returns the verdicts by issue number and, per issue it could not read (absent, or a verdict
+// that breaks the contract), the error; an answer with nothing usable at all is one error for
+// every issue. It never panics.
+func ParseVerdicts(resp provider.Response, n int) (map[int]Verdict, map[int]error) {
+	all := func(err error) map[int]error {
+		errs := make(map[int]error, n)
+		for i := 1; i <= n; i++ {
+			errs[i] = err
+		}
+		return errs
+	}
+	fail := func(reason, raw string) map[int]error {
 		if resp.Truncated() {
 			reason = "answer truncated at max_tokens; raise the validator's max output tokens"
 		}
-		return &VerdictError{Reason: reason, Excerpt: excerpt(raw)}
+		return all(&VerdictError{Reason: reason, Excerpt: excerpt(raw)})
 	}
-	var toolWhy, toolRaw string // why the first unusable submit_verdict call is unusable
+	var items []json.RawMessage
+	var why, raw string
 	for _, b := range resp.Content {
 		if b.Type != provider.ToolUse || b.Name != VerdictTool {
 			continue
 		}
-		obj, reason := toolObject(b.Input)
-		var v Verdict
-		if obj != nil {
-			v, reason = fromObject(obj)
+		if items, why = verdictList(toolObject(b.Input)); why == "" {
+			break
 		}
-		if reason == "" {
-			return v, nil
-		}
-		if toolWhy == "" {
-			toolWhy, toolRaw = reason, string(b.Input)
+		raw = string(b.Input)
+	}
+	if items == nil {
+		text := resp.Text()
+		obj, saw, problem := review.FindObject(text, func(o map[string]json.RawMessage) bool {
+			_, ok := o["verdicts"]
+			return ok
+		}, true)
+		switch {
+		case obj != nil:
+			if items, why = verdictList(obj, ""); why != "" {
+				return nil, fail(why, text)
+			}
+		case why != "":
+			return nil, fail(why, raw)
+		case strings.TrimSpace(text) == "":
+			return nil, fail("empty answer: no "+VerdictTool+" call and no text", "")
+		case saw:
+			return nil, fail(`no JSON object with "verdicts"`, text)
+		case problem != "":
+			return nil, fail(problem, text)
+		default:
+			return nil, fail("no JSON object found in the answer", text)
 		}
 	}
 
-	text := resp.Text()
-	if obj, reason := findObject(text); obj != nil {
-		v, reason := fromObject(obj)
-		if reason != "" {
-			return Verdict{}, fail(reason, text)
+	verdicts := map[int]Verdict{}
+	errs := map[int]error{}
+	for _, item := range items {
+		v, problem := parseVerdict(item, n)
+		if v.Issue < 1 || v.Issue > n {
+			continue // no issue to pin it on: the issue it meant gets "no verdict" below
 		}
-		return v, nil
-	} else if toolWhy == "" {
-		if strings.TrimSpace(text) == "" {
-			reason = "empty answer: no submit_verdict call and no text"
+		if _, dup := verdicts[v.Issue]; dup {
+			continue // the first verdict on an issue stands
 		}
-		return Verdict{}, fail(reason, text)
+		if problem != "" {
+			errs[v.Issue] = &VerdictError{Reason: fmt.Sprintf("issue %d: %s", v.Issue, problem), Excerpt: excerpt(string(item))}
+			continue
+		}
+		verdicts[v.Issue] = v
 	}
-	return Verdict{}, fail(toolWhy, toolRaw)
+	for i := 1; i <= n; i++ {
+		if _, ok := verdicts[i]; !ok && errs[i] == nil {
+			reason := fmt.Sprintf("no verdict for issue %d", i)
+			if resp.Truncated() {
+				reason += " (answer truncated at max_tokens; raise the validator's max output tokens)"
+			}
+			errs[i] = &VerdictError{Reason: reason}
+		}
+		if errs[i] != nil {
+			delete(verdicts, i)
+		}
+	}
+	return verdicts, errs
 }
 
 // toolObject decodes a tool call's input, tolerating an object that arrives JSON-encoded as a
 // string, as some OpenAI-compatible servers send arguments.
 func toolObject(input json.RawMessage) (map[string]json.RawMessage, string) {
 	if len(bytes.TrimSpace(input)) == 0 {
-		return nil, "submit_verdict was called without input"
+		return nil, VerdictTool + " was called without input"
 	}
 	var obj map[string]json.RawMessage
 	err := json.Unmarshal(input, &obj)
@@ -146,97 +165,114 @@ func toolObject(input json.RawMessage) (map[string]json.RawMessage, string) {
 		}
 	}
 	if err != nil {
-		return nil, "invalid JSON in submit_verdict input: " + err.Error()
+		return nil, "invalid JSON in " + VerdictTool + " input: " + err.Error()
 	}
 	if obj == nil {
-		return nil, "submit_verdict input is null, not an object"
+		return nil, VerdictTool + " input is null, not an object"
 	}
 	return obj, ""
 }
 
-// hasCheck says whether obj holds at least one of the checks: the mark of a verdict object.
-func hasCheck(obj map[string]json.RawMessage) bool {
-	for _, k := range []string{CheckTrue, CheckIntroduced, CheckActionable} {
-		if _, ok := obj[k]; ok {
-			return true
+// verdictList is the "verdicts" array of obj (a bare verdict object counts as a list of one).
+func verdictList(obj map[string]json.RawMessage, why string) ([]json.RawMessage, string) {
+	if why != "" {
+		return nil, why
+	}
+	raw, ok := obj["verdicts"]
+	if !ok {
+		if _, single := obj["decision"]; single {
+			b, _ := json.Marshal(obj)
+			return []json.RawMessage{b}, ""
+		}
+		return nil, `no "verdicts"`
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		var s string // an array that arrives JSON-encoded as a string
+		if json.Unmarshal(raw, &s) != nil || json.Unmarshal([]byte(s), &items) != nil {
+			return nil, `"verdicts" is not an array`
 		}
 	}
-	return false
+	return items, ""
 }
 
-// findObject finds the first JSON object in text holding one of the checks, looking inside
-// objects that do not (a verdict wrapped in {"verdict": ...}), or says why there is none.
-func findObject(text string) (map[string]json.RawMessage, string) {
-	obj, saw, problem := review.FindObject(text, hasCheck, true)
-	switch {
-	case obj != nil:
-		return obj, ""
-	case saw:
-		return nil, fmt.Sprintf("no JSON object with %q, %q or %q", CheckTrue, CheckIntroduced, CheckActionable)
-	case problem != "":
-		return nil, problem
-	default:
-		return nil, "no JSON object found in the answer"
+// parseVerdict reads one verdict. Issue is set whenever it can be read, so that a problem with
+// the rest is pinned on its issue.
+func parseVerdict(raw json.RawMessage, n int) (Verdict, string) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return Verdict{}, "not an object"
 	}
-}
-
-// fromObject reads the three checks of a verdict object, or says why it cannot.
-func fromObject(obj map[string]json.RawMessage) (Verdict, string) {
 	var v Verdict
-	var problems []string
-	for _, c := range []struct {
-		name string
-		dst  *Check
-	}{{CheckTrue, &v.True}, {CheckIntroduced, &v.Introduced}, {CheckActionable, &v.Actionable}} {
-		raw, ok := obj[c.name]
-		if !ok || isNull(raw) {
-			problems = append(problems, fmt.Sprintf("%q is missing", c.name))
-			continue
+	v.Issue, _ = intOf(m["issue"])
+	str := func(k string) string {
+		var s string
+		if r, ok := m[k]; ok && json.Unmarshal(r, &s) != nil {
+			var b bytes.Buffer
+			if json.Compact(&b, r) == nil {
+				s = b.String() // not a string: keep what the model said
+			}
 		}
-		check, problem := parseCheck(raw)
-		if problem != "" {
-			problems = append(problems, fmt.Sprintf("%q: %s", c.name, problem))
-			continue
-		}
-		*c.dst = check
+		return strings.TrimSpace(s)
 	}
-	if len(problems) > 0 {
-		return Verdict{}, strings.Join(problems, "; ")
+	v.Reason, v.Title, v.Body = str("reason"), str("title"), str("body")
+	v.Decision = strings.ToLower(str("decision"))
+	switch v.Decision {
+	case Keep, Lower, Narrow, Reject, Duplicate:
+	case "":
+		return v, `no "decision"`
+	default:
+		return v, fmt.Sprintf("decision %q is not one of keep, lower, narrow, reject, duplicate", excerptShort(v.Decision))
+	}
+	if s := str("severity"); s != "" {
+		sev, err := finding.ParseSeverity(s)
+		if err != nil {
+			return v, err.Error()
+		}
+		v.Severity = sev
+	}
+	if a, ok := m["attention"]; ok {
+		v.Attention, ok = yesNo(a)
+		if !ok {
+			return v, `"attention" is not a boolean`
+		}
+	} else {
+		v.Attention = true // unsaid: the issue stays inline, as it was raised
+	}
+	v.FailedCheck = str("failed_check")
+	switch v.FailedCheck {
+	case "", CheckTrue, CheckIntroduced, CheckActionable:
+	default:
+		return v, fmt.Sprintf("failed_check %q is not one of %s, %s, %s", excerptShort(v.FailedCheck), CheckTrue, CheckIntroduced, CheckActionable)
+	}
+	if r, ok := m["same_as"]; ok && !isNull(r) {
+		var good bool
+		if v.SameAs, good = intOf(r); !good {
+			return v, `"same_as" is not an issue number`
+		}
+	}
+	if v.Decision == Duplicate && (v.SameAs < 1 || v.SameAs > n || v.SameAs == v.Issue) {
+		return v, fmt.Sprintf("duplicate of %d, which is not another issue of this request", v.SameAs)
+	}
+	if v.Decision == Narrow && v.Body == "" {
+		return v, `narrow without a "body" restating what holds`
 	}
 	return v, ""
 }
 
-// parseCheck reads {"ok": ..., "reason": "..."}; a bare boolean or yes/no is read as a check
-// without a reason.
-func parseCheck(raw json.RawMessage) (Check, string) {
-	if ok, good := yesNo(raw); good {
-		return Check{OK: ok}, ""
+// intOf reads a JSON integer, or a string holding one.
+func intOf(raw json.RawMessage) (int, bool) {
+	var i int
+	if json.Unmarshal(raw, &i) == nil {
+		return i, true
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return Check{}, fmt.Sprintf("not an object (got %s)", excerptShort(string(raw)))
-	}
-	okRaw, present := m["ok"]
-	if !present || isNull(okRaw) {
-		return Check{}, `no "ok"`
-	}
-	ok, good := yesNo(okRaw)
-	if !good {
-		return Check{}, fmt.Sprintf(`"ok" is not a boolean or yes/no (got %s)`, excerptShort(string(okRaw)))
-	}
-	c := Check{OK: ok}
-	if r, present := m["reason"]; present && !isNull(r) {
-		var s string
-		if err := json.Unmarshal(r, &s); err != nil {
-			// Not a string: keep what the model said rather than lose the reason.
-			var b bytes.Buffer
-			if json.Compact(&b, r) == nil {
-				s = b.String()
-			}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if i, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "#"))); err == nil {
+			return i, true
 		}
-		c.Reason = strings.TrimSpace(s)
 	}
-	return c, ""
+	return 0, false
 }
 
 // yesNo reads a JSON boolean, or a string saying yes or no.
@@ -253,9 +289,9 @@ func yesNo(raw json.RawMessage) (bool, bool) {
 		return false, false
 	}
 	switch strings.ToLower(strings.Trim(strings.TrimSpace(s), ".!")) {
-	case "yes", "y", "true", "ok", "pass", "passed":
+	case "yes", "y", "true":
 		return true, true
-	case "no", "n", "false", "fail", "failed":
+	case "no", "n", "false":
 		return false, true
 	}
 	return false, false

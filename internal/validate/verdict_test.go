@@ -10,15 +10,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/council-dev/council/internal/finding"
 	"github.com/council-dev/council/internal/provider"
 )
 
-const goodVerdict = `{"true_of_code": {"reason": "Line 12 dereferences cfg before the nil check on line 14.", "ok": true}, "introduced_by_change": {"reason": "Line 12 is added by this change.", "ok": true}, "specific_and_actionable": {"reason": "Names the line and the fix.", "ok": true}}`
+const goodVerdicts = `{"verdicts": [
+ {"issue": 1, "reason": "Line 12 reads cfg before the nil check on line 14.", "decision": "keep", "severity": "high", "attention": true},
+ {"issue": 2, "reason": "Line 20 handles the empty case.", "decision": "reject", "failed_check": "true_of_code", "severity": "low", "attention": false},
+ {"issue": 3, "reason": "Same as 1.", "decision": "duplicate", "same_as": 1, "severity": "high", "attention": true}]}`
 
-var wantGood = Verdict{
-	True:       Check{OK: true, Reason: "Line 12 dereferences cfg before the nil check on line 14."},
-	Introduced: Check{OK: true, Reason: "Line 12 is added by this change."},
-	Actionable: Check{OK: true, Reason: "Names the line and the fix."},
+var wantGood = map[int]Verdict{
+	1: {Issue: 1, Reason: "Line 12 reads cfg before the nil check on line 14.", Decision: Keep, Severity: finding.High, Attention: true},
+	2: {Issue: 2, Reason: "Line 20 handles the empty case.", Decision: Reject, FailedCheck: CheckTrue, Severity: finding.Low},
+	3: {Issue: 3, Reason: "Same as 1.", Decision: Duplicate, SameAs: 1, Severity: finding.High, Attention: true},
 }
 
 func toolAnswer(input string) provider.Response {
@@ -31,106 +35,71 @@ func textAnswer(text string) provider.Response {
 	return provider.Response{StopReason: provider.StopEndTurn, Content: []provider.Block{{Type: provider.Text, Text: text}}}
 }
 
-func TestParseVerdict(t *testing.T) {
+func TestParseVerdicts(t *testing.T) {
 	t.Parallel()
-	encoded, _ := json.Marshal(goodVerdict)
-	yesNo := `{"true_of_code": {"ok": "Yes", "reason": "r1"}, "introduced_by_change": {"ok": "no", "reason": "exists at base"}, "specific_and_actionable": {"ok": "yes", "reason": "r3"}}`
 	tests := []struct {
-		name    string
-		resp    provider.Response
-		want    Verdict
-		wantErr string // a substring of the error; "" for none
+		name     string
+		resp     provider.Response
+		n        int
+		want     map[int]Verdict
+		wantErrs map[int]string // issue -> a part of its error
 	}{
-		{"tool call", toolAnswer(goodVerdict), wantGood, ""},
-		{"tool input JSON-encoded as a string", toolAnswer(string(encoded)), wantGood, ""},
-		{"yes and no strings", toolAnswer(yesNo), Verdict{
-			True: Check{OK: true, Reason: "r1"}, Introduced: Check{Reason: "exists at base"}, Actionable: Check{OK: true, Reason: "r3"},
-		}, ""},
-		{"bare booleans for checks", toolAnswer(`{"true_of_code": true, "introduced_by_change": "yes", "specific_and_actionable": false}`),
-			Verdict{True: Check{OK: true}, Introduced: Check{OK: true}}, ""},
-		{"a reason that is not a string is kept", toolAnswer(`{"true_of_code": {"ok": false, "reason": ["a", 1]}, "introduced_by_change": {"ok": true}, "specific_and_actionable": {"ok": true, "reason": null}}`),
-			Verdict{True: Check{Reason: `["a",1]`}, Introduced: Check{OK: true}, Actionable: Check{OK: true}}, ""},
-		{"fenced JSON in prose", textAnswer("Here is my verdict:\n```json\n" + goodVerdict + "\n```\nDone."), wantGood, ""},
-		{"bare JSON", textAnswer(goodVerdict), wantGood, ""},
-		{"JSON after an unrelated object", textAnswer(`I read {"path": "a.go"} first. ` + goodVerdict), wantGood, ""},
-		{"wrapped verdict", textAnswer(`{"verdict": ` + goodVerdict + `}`), wantGood, ""},
-		{"an unusable tool call, a good text", provider.Response{Content: []provider.Block{
-			{Type: provider.ToolUse, Name: VerdictTool, Input: json.RawMessage(`{"true_of_code": {"ok": true}}`)},
-			{Type: provider.Text, Text: goodVerdict},
-		}}, wantGood, ""},
-		{"the first usable tool call wins", provider.Response{Content: []provider.Block{
-			{Type: provider.ToolUse, Name: "read_file", Input: json.RawMessage(`{"path": "a.go"}`)},
-			{Type: provider.ToolUse, Name: VerdictTool, Input: json.RawMessage(goodVerdict)},
-			{Type: provider.ToolUse, Name: VerdictTool, Input: json.RawMessage(yesNo)},
-		}}, wantGood, ""},
-		{"missing check", toolAnswer(`{"true_of_code": {"ok": true, "reason": "r"}, "introduced_by_change": {"ok": true, "reason": "r"}}`), Verdict{}, `"specific_and_actionable" is missing`},
-		{"null check", toolAnswer(`{"true_of_code": null, "introduced_by_change": {"ok": true}, "specific_and_actionable": {"ok": true}}`), Verdict{}, `"true_of_code" is missing`},
-		{"ok neither boolean nor yes/no", toolAnswer(`{"true_of_code": {"ok": "maybe"}, "introduced_by_change": {"ok": true}, "specific_and_actionable": {"ok": true}}`), Verdict{}, `"ok" is not a boolean or yes/no`},
-		{"no ok", toolAnswer(`{"true_of_code": {"reason": "r"}, "introduced_by_change": {"ok": true}, "specific_and_actionable": {"ok": true}}`), Verdict{}, `no "ok"`},
-		{"check is a number", toolAnswer(`{"true_of_code": 1, "introduced_by_change": {"ok": true}, "specific_and_actionable": {"ok": true}}`), Verdict{}, "not an object"},
-		{"tool input null", toolAnswer(`null`), Verdict{}, "null, not an object"},
-		{"tool input empty", toolAnswer(``), Verdict{}, "without input"},
-		{"tool input invalid", toolAnswer(`{"true_of_code":`), Verdict{}, "invalid JSON in submit_verdict input"},
-		{"prose only", textAnswer("The finding looks right to me."), Verdict{}, "no JSON object found"},
-		{"JSON without checks", textAnswer(`{"findings": []}`), Verdict{}, "no JSON object with"},
-		{"unbalanced", textAnswer(`{"true_of_code": {"ok": true`), Verdict{}, "not closed"},
-		{"empty", provider.Response{}, Verdict{}, "empty answer"},
-		{"truncated", provider.Response{StopReason: provider.StopMaxTokens, Content: []provider.Block{
-			{Type: provider.ToolUse, Name: VerdictTool, Input: json.RawMessage(`{"true_of_code": {"reason": "the nil ch`)},
-		}}, Verdict{}, "truncated at max_tokens"},
+		{name: "tool call", resp: toolAnswer(goodVerdicts), n: 3, want: wantGood},
+		{name: "fenced JSON in prose", resp: textAnswer("Here:\n```json\n" + goodVerdicts + "\n```"), n: 3, want: wantGood},
+		{name: "arguments as a JSON string", resp: toolAnswer(mustString(goodVerdicts)), n: 3, want: wantGood},
+		{
+			name: "a missing verdict is that issue's error only",
+			resp: toolAnswer(`{"verdicts":[{"issue":2,"reason":"r","decision":"keep","severity":"low","attention":"no"}]}`), n: 2,
+			want:     map[int]Verdict{2: {Issue: 2, Reason: "r", Decision: Keep, Severity: finding.Low}},
+			wantErrs: map[int]string{1: "no verdict for issue 1"},
+		},
+		{
+			name: "a broken verdict is pinned on its issue",
+			resp: toolAnswer(`{"verdicts":[{"issue":1,"reason":"r","decision":"maybe","severity":"low","attention":true},{"issue":2,"reason":"r","decision":"duplicate","same_as":2,"severity":"low","attention":true}]}`), n: 2,
+			want:     map[int]Verdict{},
+			wantErrs: map[int]string{1: `decision "maybe"`, 2: "duplicate of 2"},
+		},
+		{
+			name: "narrow without a body",
+			resp: toolAnswer(`{"verdicts":[{"issue":1,"reason":"r","decision":"narrow","severity":"low","attention":true}]}`), n: 1,
+			want: map[int]Verdict{}, wantErrs: map[int]string{1: "narrow without"},
+		},
+		{name: "prose only", resp: textAnswer("Looks fine."), n: 2, want: map[int]Verdict{}, wantErrs: map[int]string{1: "no JSON object", 2: "no JSON object"}},
+		{
+			name: "truncated",
+			resp: provider.Response{StopReason: provider.StopMaxTokens, Content: []provider.Block{{Type: provider.Text, Text: `{"verdicts": [{"issue": 1,`}}}, n: 1,
+			want: map[int]Verdict{}, wantErrs: map[int]string{1: "truncated at max_tokens"},
+		},
+		{name: "empty", resp: provider.Response{}, n: 1, want: map[int]Verdict{}, wantErrs: map[int]string{1: "empty answer"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := ParseVerdict(tt.resp)
-			if tt.wantErr == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if diff := cmp.Diff(tt.want, got); diff != "" {
-					t.Errorf("verdict (-want +got):\n%s", diff)
-				}
-				return
+			got, errs := ParseVerdicts(tt.resp, tt.n)
+			if got == nil {
+				got = map[int]Verdict{}
 			}
-			var ve *VerdictError
-			if !errors.As(err, &ve) {
-				t.Fatalf("err = %v (%T), want a *VerdictError", err, err)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("verdicts (-want +got):\n%s", diff)
 			}
-			if !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("err = %q, want it to contain %q", err, tt.wantErr)
+			if len(errs) != len(tt.wantErrs) {
+				t.Errorf("errors %v, want for issues %v", errs, tt.wantErrs)
+			}
+			for i, part := range tt.wantErrs {
+				var ve *VerdictError
+				if err := errs[i]; err == nil || !errors.As(err, &ve) || !strings.Contains(err.Error(), part) {
+					t.Errorf("issue %d: error %v, want a *VerdictError with %q", i, err, part)
+				}
 			}
 		})
 	}
 }
 
-func TestVerdictFilterReason(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		v    Verdict
-		want string
-	}{
-		{"passed", wantGood, ""},
-		{"one failed", Verdict{True: Check{OK: true}, Introduced: Check{Reason: "exists\n at base"}, Actionable: Check{OK: true}},
-			"validator: introduced_by_change: exists at base"},
-		{"two failed, no reason", Verdict{Introduced: Check{OK: true}, Actionable: Check{Reason: "vague"}},
-			"validator: true_of_code: no reason given; specific_and_actionable: vague"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			if got := tt.v.FilterReason(); got != tt.want {
-				t.Errorf("FilterReason() = %q, want %q", got, tt.want)
-			}
-			if tt.v.Passed() != (tt.want == "") {
-				t.Errorf("Passed() = %v", tt.v.Passed())
-			}
-		})
-	}
+func mustString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
-// TestVerdictToolSchema checks that the schema the model is given compiles, accepts what
-// ParseVerdict accepts from a well-behaved model, and rejects what it rejects.
 func TestVerdictToolSchema(t *testing.T) {
 	t.Parallel()
 	raw := VerdictToolSchema()
@@ -142,24 +111,25 @@ func TestVerdictToolSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource("submit_verdict.json", doc); err != nil {
+	if err := c.AddResource("submit_verdicts.json", doc); err != nil {
 		t.Fatal(err)
 	}
-	schema, err := c.Compile("submit_verdict.json")
+	schema, err := c.Compile("submit_verdicts.json")
 	if err != nil {
 		t.Fatalf("schema does not compile: %v", err)
 	}
-	marshalled, _ := json.Marshal(wantGood)
+	marshalled, _ := json.Marshal(map[string]any{"verdicts": []Verdict{wantGood[1], wantGood[2], wantGood[3]}})
 	tests := []struct {
 		name  string
 		in    string
 		valid bool
 	}{
-		{"verdict", goodVerdict, true},
-		{"marshalled Verdict", string(marshalled), true},
-		{"missing check", `{"true_of_code": {"ok": true, "reason": "r"}, "introduced_by_change": {"ok": true, "reason": "r"}}`, false},
-		{"missing reason", `{"true_of_code": {"ok": true}, "introduced_by_change": {"ok": true, "reason": "r"}, "specific_and_actionable": {"ok": true, "reason": "r"}}`, false},
-		{"extra key", `{"true_of_code": {"ok": true, "reason": "r"}, "introduced_by_change": {"ok": true, "reason": "r"}, "specific_and_actionable": {"ok": true, "reason": "r"}, "confidence": 1}`, false},
+		{"verdicts", goodVerdicts, true},
+		{"marshalled Verdicts", string(marshalled), true},
+		{"missing attention", `{"verdicts":[{"issue":1,"reason":"r","decision":"keep","severity":"low"}]}`, false},
+		{"unknown decision", `{"verdicts":[{"issue":1,"reason":"r","decision":"maybe","severity":"low","attention":true}]}`, false},
+		{"issue as a string", `{"verdicts":[{"issue":"1","reason":"r","decision":"keep","severity":"low","attention":true}]}`, false},
+		{"extra key", `{"verdicts":[{"issue":1,"reason":"r","decision":"keep","severity":"low","attention":true,"confidence":1}]}`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,19 +141,29 @@ func TestVerdictToolSchema(t *testing.T) {
 			if err := schema.Validate(inst); (err == nil) != tt.valid {
 				t.Errorf("valid = %v, want %v (%v)", err == nil, tt.valid, err)
 			}
-			if _, err := ParseVerdict(toolAnswer(tt.in)); tt.valid && err != nil {
-				t.Errorf("ParseVerdict rejects a schema-valid verdict: %v", err)
+			if _, errs := ParseVerdicts(toolAnswer(tt.in), 1); tt.valid && len(errs) > 0 {
+				t.Errorf("ParseVerdicts rejects schema-valid verdicts: %v", errs)
 			}
 		})
 	}
 }
 
-func FuzzParseVerdict(f *testing.F) {
-	f.Add(goodVerdict, "", false)
-	f.Add("", "```json\n"+goodVerdict+"\n```", false)
-	f.Add(`"{\"true_of_code\": true}"`, `{"verdict": {"true_of_code": "no"}}`, true)
-	f.Add(`{"true_of_code": {"ok": "yes", "reason": 1}}`, strings.Repeat("{", 100), false)
-	f.Add("null", `{"true_of_code": {"ok": "n"}, "introduced_by_change": false, "specific_and_actionable": {"ok": true}} {`, false)
+func TestVerdictFilterReason(t *testing.T) {
+	t.Parallel()
+	v := Verdict{Decision: Reject, FailedCheck: CheckIntroduced, Reason: "The same code\nis at base."}
+	if got, want := v.FilterReason(), "validator: introduced_by_change: The same code is at base."; got != want {
+		t.Errorf("FilterReason() = %q, want %q", got, want)
+	}
+	if got := (Verdict{Decision: Reject}).FilterReason(); got != "validator: rejected: no reason given" {
+		t.Errorf("FilterReason() without a check or reason = %q", got)
+	}
+}
+
+func FuzzParseVerdicts(f *testing.F) {
+	f.Add(goodVerdicts, "", false)
+	f.Add("", "```json\n"+goodVerdicts+"\n```", false)
+	f.Add(`"{\"verdicts\": []}"`, `{"x": {"verdicts": "no"}}`, true)
+	f.Add(`{"verdicts": [{"issue": "2", "decision": "KEEP", "reason": 1}]}`, strings.Repeat("{", 100), false)
 	f.Fuzz(func(t *testing.T, input, text string, truncated bool) {
 		resp := provider.Response{Content: []provider.Block{
 			{Type: provider.ToolUse, Name: VerdictTool, Input: json.RawMessage(input)},
@@ -192,23 +172,25 @@ func FuzzParseVerdict(f *testing.F) {
 		if truncated {
 			resp.StopReason = provider.StopMaxTokens
 		}
-		v, err := ParseVerdict(resp)
-		if err != nil {
-			var ve *VerdictError
-			if !errors.As(err, &ve) {
-				t.Fatalf("err %v is not a *VerdictError", err)
+		const n = 3
+		vs, errs := ParseVerdicts(resp, n)
+		for i := 1; i <= n; i++ {
+			_, ok := vs[i]
+			if ok == (errs[i] != nil) {
+				t.Fatalf("issue %d: verdict %v and error %v; want exactly one", i, ok, errs[i])
 			}
-			return
 		}
 		// What was parsed survives a round trip through the tool call.
-		again, _ := json.Marshal(v)
-		back, err := ParseVerdict(toolAnswer(string(again)))
-		if err != nil {
-			t.Fatalf("re-parse of %s: %v", again, err)
+		list := make([]Verdict, 0, len(vs))
+		for i := 1; i <= n; i++ {
+			if v, ok := vs[i]; ok {
+				list = append(list, v)
+			}
 		}
-		if diff := cmp.Diff(v, back); diff != "" {
+		again, _ := json.Marshal(map[string]any{"verdicts": list})
+		back, _ := ParseVerdicts(toolAnswer(string(again)), n)
+		if diff := cmp.Diff(vs, back); diff != "" {
 			t.Fatalf("round trip (-first +second):\n%s", diff)
 		}
-		_ = v.FilterReason()
 	})
 }

@@ -127,6 +127,8 @@ func Build(r report.Report, o Options) Plan {
 		case f.ID != "" && o.Posted[f.ID]:
 			skipped = append(skipped, skipName(f)+": already posted")
 			s.posted++
+		case f.Status == finding.Minor:
+			s.minor = append(s.minor, entry{f: f, order: i})
 		case f.Status == finding.Reported:
 			if c, why := b.check(f); why != "" {
 				s.notes = append(s.notes, entry{f: f, order: i, reason: why})
@@ -190,6 +192,7 @@ type section struct {
 	rv     report.Reviewer
 	inline []entry // commentable findings, most severe first once capped
 	notes  []entry // findings for the body, in report order once capped
+	minor  []entry // true but minor findings: one collapsed list in the body, in report order
 	posted int     // findings already on the PR
 }
 
@@ -333,7 +336,7 @@ func (b *builder) worthPosting(s *section) bool {
 	if b.failedEmpty(s) {
 		return false
 	}
-	if len(s.inline)+len(s.notes) > 0 {
+	if len(s.inline)+len(s.notes)+len(s.minor) > 0 {
 		return true
 	}
 	said := strings.TrimSpace(s.rv.Summary) != "" || len(s.rv.Errors) > 0

@@ -100,6 +100,13 @@ func (b *builder) sectionBody(s *section) []string {
 		}
 		blocks = append(blocks, notesHeading, strings.Join(lines, "\n"))
 	}
+	if len(s.minor) > 0 {
+		lines := make([]string, len(s.minor))
+		for i, e := range s.minor {
+			lines[i] = noteLine(b.noteText(e.f), "", e.f.ID, ownerName(e.f))
+		}
+		blocks = append(blocks, fmt.Sprintf("<details><summary>Minor notes (%d)</summary>\n\n%s\n\n</details>", len(lines), strings.Join(lines, "\n")))
+	}
 	return blocks
 }
 

@@ -178,6 +178,9 @@ func (p *printer) overview() string {
 		fmt.Sprintf("highest severity **%s**", p.r.MaxSeverity()),
 		fmt.Sprintf("%d inline, %s, %d filtered", t.Reported, plural(t.OtherNote, "other note"), t.Filtered),
 	}
+	if t.Minor > 0 {
+		parts[2] = fmt.Sprintf("%d inline, %s, %s, %d filtered", t.Reported, plural(t.OtherNote, "other note"), plural(t.Minor, "minor note"), t.Filtered)
+	}
 	return strings.Join(parts, " · ")
 }
 
@@ -216,6 +219,7 @@ func (p *printer) reviewer(rv report.Reviewer) {
 	}
 	p.shared(rv)
 	p.notes(p.r.Owned(rv.Name, finding.OtherNote))
+	p.minor(p.r.Owned(rv.Name, finding.Minor))
 	p.filtered(p.r.Owned(rv.Name, finding.Filtered))
 	if len(rv.Missed) > 0 {
 		p.add(fmt.Sprintf("**Not reviewed by %s** (its part of the change failed): %s", title(rv), strings.Join(codes(rv.Missed), ", ")))
@@ -244,11 +248,13 @@ func (p *printer) unowned() {
 		return
 	}
 	p.add("## Findings from reviewers not in this run")
-	var notes, filtered []finding.Finding
+	var notes, minor, filtered []finding.Finding
 	for _, f := range fs {
 		switch f.Status {
 		case finding.OtherNote:
 			notes = append(notes, f)
+		case finding.Minor:
+			minor = append(minor, f)
 		case finding.Filtered:
 			filtered = append(filtered, f)
 		default:
@@ -260,6 +266,7 @@ func (p *printer) unowned() {
 		}
 	}
 	p.notes(notes)
+	p.minor(minor)
 	p.filtered(filtered)
 }
 
@@ -316,6 +323,27 @@ func (p *printer) notes(fs []finding.Finding) {
 	}
 	p.add("**Other notes (not anchored to a diff line):**")
 	p.add(lines...)
+}
+
+// minor lists the findings the validator judged true but minor, collapsed.
+func (p *printer) minor(fs []finding.Finding) {
+	if len(fs) == 0 {
+		return
+	}
+	lines := make([]string, 0, len(fs))
+	for _, f := range fs {
+		line := "- " + code(location(f)) + " — " + oneLine(f.Title)
+		if para := firstParagraph(f.Body); para != "" {
+			line += ": " + para
+		}
+		if also := p.alsoRaisedBy(f); also != "" {
+			line += " (also raised by " + also + ")"
+		}
+		lines = append(lines, line)
+	}
+	p.add(fmt.Sprintf("<details><summary>Minor notes (%d)</summary>", len(fs)))
+	p.add(lines...)
+	p.add("</details>")
 }
 
 func (p *printer) filtered(fs []finding.Finding) {
@@ -451,7 +479,16 @@ func (p *printer) coverage() {
 		p.add(s + ".")
 	}
 	if v := p.r.Validation; v.Enabled {
-		p.add(fmt.Sprintf("Validation: %d checked, %d rejected (listed under Filtered), %s failed.", v.Checked, v.Rejected, plural(len(v.Errors), "check")))
+		line := fmt.Sprintf("Validation: %d checked, %d rejected (listed under Filtered)", v.Checked, v.Rejected)
+		for _, c := range []struct {
+			n    int
+			what string
+		}{{v.Lowered, "lowered in severity"}, {v.Narrowed, "narrowed"}, {v.Minor, "judged minor"}, {v.Merged, "merged as duplicates"}} {
+			if c.n > 0 {
+				line += fmt.Sprintf(", %d %s", c.n, c.what)
+			}
+		}
+		p.add(line + fmt.Sprintf(", %s failed.", plural(len(v.Errors), "check")))
 	}
 	if p.r.Estimate != nil {
 		p.add(EstimateLine(*p.r.Estimate))

@@ -325,6 +325,9 @@ func resultFor(f finding.Finding, index map[string]int) result {
 			}}
 		}
 	}
+	if f.Status == finding.Minor {
+		res.Level = "note" // true but minor, whatever its severity
+	}
 	if f.ID != "" {
 		res.PartialFingerprints = map[string]string{FingerprintKey: f.ID}
 	}
