@@ -125,7 +125,7 @@ func TestDoctorOnline(t *testing.T) {
 				{"ok   config", "provider anthropic, model claude-sonnet-4-5, 3 reviewers"},
 				{"ok   credentials", "anthropic accepted the key (ANTHROPIC_API_KEY)"},
 				{"ok   model claude-sonnet-4-5", "output limit 64000 tokens; budget.max_output_tokens 8192 fits"},
-				{"ok   tool call", "submit_review", "5 tool schemas"},
+				{"ok   tool call", "submit_review", "6 tool schemas"},
 				{"ok   prompt cache", "read"},
 			},
 			stderr: []string{"council: doctor's requests: Usage: 3 requests", "$0.0"},

@@ -24,8 +24,23 @@ type Source interface {
 
 // Options bound the work and the output.
 type Options struct {
-	BudgetTokens int // total tokens of snippets (estimate: ceil(chars/4)); <=0 means 8000
+	BudgetTokens int // total tokens of snippets (estimate: ceil(chars/4)); <=0 means 8000; see Budget
 	MaxFileBytes int // files larger are not parsed; <=0 means 1 MiB
+}
+
+// Budget is the context budget for a unit whose rendered diff is unitTokens tokens: a floor of
+// 8,000 tokens, plus 40% of the diff, up to 40,000.
+//
+// The floor is what one small change needs: a few enclosing functions and the types and
+// helpers they use. Beyond it, what a reviewer needs grows with the change: every changed
+// function brings its own callees, types and fields, and a 17-file change left 47 of them out
+// of a fixed 8,000 tokens. Two tokens of context for five of diff gives a full unit of the
+// planner's default 60,000 tokens 32,000 tokens of context, so that diff and context stay
+// within about 92,000 tokens, inside every context window council supports with room for the
+// instructions and the answer. The ceiling holds for a unit the planner let grow past its
+// budget (one huge hunk): context beyond 40,000 tokens would crowd out the diff it explains.
+func Budget(unitTokens int) int {
+	return min(maxBudgetTokens, defaultBudgetTokens+max(0, unitTokens)*2/5)
 }
 
 // Sides and kinds of a Snippet.
@@ -50,8 +65,8 @@ type Snippet struct {
 }
 
 // Result is the context of one change: the snippets that fit the budget, enclosing
-// declarations first (in the order of the diff), then definitions (most used first), and
-// what was left out, each with why.
+// declarations first (in the order of the diff), then the small definitions, then the large
+// ones (each most used first), and what was left out, each with why.
 type Result struct {
 	Snippets []Snippet
 	Omitted  []string
@@ -59,6 +74,7 @@ type Result struct {
 
 const (
 	defaultBudgetTokens = 8000
+	maxBudgetTokens     = 40000
 	defaultMaxFileBytes = 1 << 20
 	// maxSnippetLines caps one declaration; a longer one shows its signature and a window.
 	maxSnippetLines = 200
@@ -98,12 +114,16 @@ func Build(ctx context.Context, src Source, files []diff.File, baseRev, headRev 
 	if err != nil {
 		return Result{}, err
 	}
-	b.take(enclosing)
-	defs, err := b.definitions(files)
+	lookups, err := b.definitions(files)
 	if err != nil {
 		return Result{}, err
 	}
-	b.take(defs)
+	// Definitions the enclosing snippets would show are not offered again; an enclosing
+	// snippet the budget then leaves out costs at most such a definition.
+	for _, c := range enclosing {
+		b.markShown(c.pieces)
+	}
+	b.pack(enclosing, b.definitionCandidates(lookups))
 	return b.res, nil
 }
 
@@ -118,6 +138,7 @@ type builder struct {
 	searchReads int
 	module      string // the Go module path at the root, once read
 	moduleRead  bool
+	allFiles    map[string]bool // the files at head, once listed for #include
 
 	res     Result
 	used    int                // tokens of res.Snippets
@@ -138,6 +159,9 @@ type file struct {
 	outlined   bool
 	gof        *goFile
 	code       []string // lines with comments and literals blanked, for lexical uses
+
+	includes     []string // C and C++: the headers of the repository it includes, with theirs
+	includesDone bool
 }
 
 // errReadLimit stops a definition search at maxSearchReads.
@@ -212,61 +236,16 @@ func (b *builder) outline(f *file) []decl {
 
 func (b *builder) omit(s string) { b.res.Omitted = append(b.res.Omitted, s) }
 
-// candidate is a snippet, or a signature and windows of one long declaration, waiting for
-// the budget.
-type candidate struct {
-	label  string // what it is, for Omitted
-	pieces []Snippet
-	tokens int
-}
-
-// take adds candidates in order while they fit the budget; one that does not is listed in
-// Omitted and a smaller one after it may still fit.
-func (b *builder) take(cands []candidate) {
-	for _, c := range cands {
-		if b.used+c.tokens > b.o.BudgetTokens {
-			b.omit(fmt.Sprintf("%s: %d tokens, over the %d-token budget (%d used)", c.label, c.tokens, b.o.BudgetTokens, b.used))
-			continue
-		}
-		b.used += c.tokens
-		b.res.Snippets = append(b.res.Snippets, c.pieces...)
-		for _, p := range c.pieces {
-			if p.Side == SideHead {
-				b.shown[p.Path] = append(b.shown[p.Path], span{p.StartLine, p.EndLine})
-			}
+func (b *builder) markShown(pieces []Snippet) {
+	for _, p := range pieces {
+		if p.Side == SideHead {
+			b.shown[p.Path] = append(b.shown[p.Path], span{p.StartLine, p.EndLine})
 		}
 	}
 }
 
 // tokens estimates the tokens of a text: a quarter of its characters, rounded up.
 func tokens(s string) int { return (utf8.RuneCountInString(s) + 3) / 4 }
-
-// makeCandidate shows d whole, or when it is longer than maxSnippetLines, its signature and
-// the lines around focus.
-func makeCandidate(f *file, d decl, kind, reason string, focus []int) candidate {
-	d.End = min(d.End, len(f.lines))
-	d.Start = max(1, min(d.Start, d.End))
-	spans := []span{{d.Start, d.End}}
-	if d.lines() > maxSnippetLines {
-		spans = window(d, focus, maxSnippetLines)
-		var shown []string
-		for _, s := range spans {
-			shown = append(shown, fmt.Sprintf("%d-%d", s.From, s.To))
-		}
-		reason += fmt.Sprintf("; it is %d lines long (%d-%d), so only lines %s are shown",
-			d.lines(), d.Start, d.End, strings.Join(shown, ", "))
-	}
-	c := candidate{label: fmt.Sprintf("%s %s (%s:%d-%d at %s)", kind, d.Symbol, f.path, d.Start, d.End, f.side)}
-	for _, s := range spans {
-		text := strings.Join(f.lines[s.From-1:s.To], "\n")
-		c.pieces = append(c.pieces, Snippet{
-			Path: f.path, Side: f.side, StartLine: s.From, EndLine: s.To,
-			Kind: kind, Symbol: d.Symbol, Reason: reason, Text: text,
-		})
-		c.tokens += tokens(text)
-	}
-	return c
-}
 
 // hunkHeader is the @@ line of a hunk, without its section text.
 func hunkHeader(h diff.Hunk) string {
@@ -400,7 +379,7 @@ func (b *builder) enclosingSide(f diff.File, p, side string, headSyms map[string
 		if side == SideBase {
 			reason = "at base, encloses the lines deleted by hunk " + strings.Join(hs, ", ")
 		}
-		out = append(out, makeCandidate(fl, x.d, KindEnclosing, reason, x.lines))
+		out = append(out, makeCandidate(fl, x.d, KindEnclosing, reason, x.lines, snippetCap(b.o.BudgetTokens)))
 		b.offered[fileKey{side, p}] = append(b.offered[fileKey{side, p}], span{x.d.Start, x.d.End})
 	}
 	return out, syms, nil

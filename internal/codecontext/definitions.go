@@ -18,12 +18,12 @@ type use struct {
 	name      string
 	path      string
 	line      int
-	seq       int    // order of appearance in the change
-	member    bool   // reached through a selector: a field or method (s.mu, self.release())
-	qualified bool   // Go: pkg.Name, pkg a package of this module in qualDir
-	qualDir   string // the directory of that package
-	recv      string // Go: the type of the selector's operand, when the code spells it out
-	called    bool   // followed by "(" (other languages)
+	seq       int     // order of appearance in the change
+	member    bool    // reached through a selector or a struct literal's key: a field or method (s.mu, self.release())
+	qualified bool    // Go: pkg.Name, pkg a package of this module in qualDir
+	qualDir   string  // the directory of that package
+	recv      recvRef // Go: what the code says of the type of the selector's operand
+	called    bool    // followed by "(" (other languages)
 }
 
 // lookupKey is what a definition is looked up by: the same name used the same way from the
@@ -31,17 +31,18 @@ type use struct {
 type lookupKey struct {
 	path, name        string
 	member, qualified bool
-	qualDir, recv     string
+	qualDir           string
+	recv              recvRef
 }
 
 type lookup struct {
-	key   lookupKey
-	lang  language
-	uses  []use
-	hits  []defHit
-	loose []defHit // matches of the name that are not on the receiver's type, a fallback
-	done  bool
-	cut   bool // the read limit stopped the search
+	key       lookupKey
+	lang      language
+	uses      []use
+	hits      []defHit
+	done      bool
+	cut       bool // the read limit stopped the search
+	ambiguous bool // Go: a member several types have, on an operand of a type the code does not say
 }
 
 // Localities of a definition relative to its use, best first.
@@ -58,49 +59,64 @@ type defHit struct {
 }
 
 // definitions finds, for the names the added lines use, the definitions the prompt does not
-// show yet, most used first; see the package documentation for the rules.
-func (b *builder) definitions(files []diff.File) ([]candidate, error) {
+// show yet; see the package documentation for the rules. The cheap places are searched first
+// for every name (the use's own file), then the nearer ones (a C file's includes, the
+// directory, a Go member's type), then the rest of the repository, so that the read limit
+// cuts the least likely searches.
+func (b *builder) definitions(files []diff.File) ([]*lookup, error) {
 	lookups, err := b.collectUses(files)
 	if err != nil {
 		return nil, err
 	}
 	for _, lk := range lookups {
-		b.inFile(lk)
-	}
-	for _, lk := range lookups {
-		if !lk.done {
-			if err := b.inDir(lk); err != nil {
-				return nil, err
-			}
+		if !goMemberLookup(lk) {
+			b.inFile(lk)
 		}
 	}
 	for _, lk := range lookups {
 		var err error
 		switch {
 		case lk.done:
-		case lk.lang == langGo && lk.key.member && !lk.key.qualified:
-			err = b.inImports(lk)
-		case lk.lang != langGo && searchElsewhere(lk):
-			err = b.elsewhere(lk)
+		case goMemberLookup(lk):
+			err = b.goMember(lk)
+		case lk.lang.family() == langC:
+			if err = b.inIncludes(lk); err == nil && !lk.done {
+				err = b.inDir(lk)
+			}
+		default:
+			err = b.inDir(lk)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	var cut []string
 	for _, lk := range lookups {
-		if !lk.done && lk.loose != nil {
-			lk.hits, lk.done = lk.loose, true
+		if !lk.done && lk.lang != langGo && searchElsewhere(lk) {
+			if err := b.elsewhere(lk); err != nil {
+				return nil, err
+			}
 		}
+	}
+	var cut, ambiguous []string
+	for _, lk := range lookups {
 		if !lk.done && lk.cut && !slices.Contains(cut, lk.key.name) {
 			cut = append(cut, lk.key.name)
+		}
+		if lk.ambiguous && !slices.Contains(ambiguous, lk.key.name) {
+			ambiguous = append(ambiguous, lk.key.name)
 		}
 	}
 	if len(cut) > 0 {
 		b.omit(fmt.Sprintf("definitions of %s: not looked up, the %d-file read limit was reached", nameList(cut), maxSearchReads))
 	}
-	return b.definitionCandidates(lookups), nil
+	if len(ambiguous) > 0 {
+		b.omit(fmt.Sprintf("definitions of the members %s: not linked, several types have them and the code does not say which one the operand is", nameList(ambiguous)))
+	}
+	return lookups, nil
 }
+
+// goMemberLookup reports whether lk is a Go field or method, looked up by goMember.
+func goMemberLookup(lk *lookup) bool { return lk.lang == langGo && lk.key.member }
 
 func nameList(names []string) string {
 	const show = 20
@@ -256,9 +272,9 @@ func (b *builder) moduleDir(importPath string) string {
 	return ""
 }
 
-// matches reports whether d defines the name lk looks up. In Go a method or a field is
-// reached only through a selector, and a selector reaches nothing else; other languages are
-// not told apart that finely.
+// matches reports whether d defines the name lk looks up. A Go field or method is looked up
+// by goMember instead; in Go a plain name never reaches a method, and other languages are not
+// told apart that finely.
 func matches(lk *lookup, d decl) bool {
 	name := lk.key.name
 	if d.Kind == declContainer {
@@ -267,46 +283,23 @@ func matches(lk *lookup, d decl) bool {
 	if lk.lang != langGo {
 		return slices.Contains(d.Names, name)
 	}
-	if lk.key.member {
-		_, ok := d.Members[name]
-		return ok || d.Method && slices.Contains(d.Names, name)
-	}
 	return !d.Method && slices.Contains(d.Names, name)
-}
-
-// onReceiver reports whether d is a method of the type of a selector's operand, or that type
-// itself, when the code spells the type out (s.mu in a method of *Store, c.total for a
-// parameter c *Counter); any match is, when it does not.
-func onReceiver(lk *lookup, d decl) bool {
-	if lk.key.recv == "" {
-		return true
-	}
-	return d.Method && d.Recv == lk.key.recv || !d.Method && slices.Contains(d.Names, lk.key.recv)
 }
 
 // pick looks for lk in one file's declarations; it reports whether the search is over.
 func (lk *lookup) pick(p string, decls []decl, locality int) bool {
-	var strict, loose []defHit
+	var hits []defHit
 	for _, d := range decls {
-		if !matches(lk, d) {
-			continue
-		}
-		h := defHit{path: p, d: d, locality: locality}
-		if onReceiver(lk, d) {
-			strict = append(strict, h)
-		} else {
-			loose = append(loose, h)
+		if matches(lk, d) {
+			hits = append(hits, defHit{path: p, d: d, locality: locality})
 		}
 	}
-	if len(strict) > 0 {
-		lk.hits = strict[:min(len(strict), maxDefsPerName)]
-		lk.done = true
-		return true
+	if len(hits) == 0 {
+		return false
 	}
-	if lk.loose == nil && len(loose) > 0 {
-		lk.loose = loose[:min(len(loose), maxDefsPerName)]
-	}
-	return false
+	lk.hits = hits[:min(len(hits), maxDefsPerName)]
+	lk.done = true
+	return true
 }
 
 // inFile looks in the file of the use.
@@ -355,39 +348,6 @@ func (b *builder) inDir(lk *lookup) error {
 		return useFile.gof == nil || f.gof.pkg == useFile.gof.pkg
 	}
 	return b.search(lk, orderFor(paths, lk.key.name, nil, dir), locality, 0, accept)
-}
-
-// inImports looks for a Go field or method whose operand's type the code does not spell out
-// (s := store.New(); s.Reserve()) in the packages of this module the file imports.
-func (b *builder) inImports(lk *lookup) error {
-	useFile := b.files[fileKey{SideHead, lk.key.path}]
-	if useFile.gof == nil {
-		return nil
-	}
-	var dirs []string
-	for _, ip := range useFile.gof.imports {
-		if d := b.moduleDir(ip); d != "" && !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	slices.Sort(dirs)
-	for _, dir := range dirs {
-		all, err := b.listDir(dir)
-		if err != nil {
-			return err
-		}
-		var paths []string
-		for _, p := range all {
-			if path.Dir(p) == dir && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
-				paths = append(paths, p)
-			}
-		}
-		accept := func(f *file) bool { return f.gof == nil || !strings.HasSuffix(f.gof.pkg, "_test") }
-		if err := b.search(lk, orderFor(paths, lk.key.name, nil, dir), elsewhere, 0, accept); err != nil || lk.done || lk.cut {
-			return err
-		}
-	}
-	return nil
 }
 
 // searchElsewhere reports whether a name is worth a search beyond its directory: it is
@@ -617,7 +577,7 @@ func (b *builder) definitionCandidates(lookups []*lookup) []candidate {
 				focus = append(focus, m.Line)
 			}
 		}
-		out = append(out, makeCandidate(f, c.hit.d, KindDefinition, defReason(c.hit.d, c.uses), focus))
+		out = append(out, makeCandidate(f, c.hit.d, KindDefinition, defReason(c.hit.d, c.uses), focus, snippetCap(b.o.BudgetTokens)))
 	}
 	return out
 }

@@ -3,23 +3,31 @@
 //
 //   - Enclosing declarations: for every hunk, the function, method or type around its added
 //     lines at head and around its deleted lines at base, whole, unless the hunks already show
-//     all of it; a declaration longer than 200 lines shows its signature and a window around
-//     the change. Two hunks in one declaration give one snippet, and the base version of a
-//     declaration whose head version is shown is left out.
+//     all of it; a declaration longer than 200 lines, or than an eighth of the budget, shows
+//     its signature and a window around the change, and says so. Two hunks in one declaration
+//     give one snippet, and the base version of a declaration whose head version is shown is
+//     left out.
 //   - Definitions: the names the added lines use (not keywords, builtins, locals or names
 //     shorter than three characters) whose definitions the prompt does not show yet: looked
-//     up in the same file, then the same directory (the package in Go), then, in Go, the
-//     packages of the module the file imports, and for other languages a bounded scan of the
-//     repository, files the changed file imports first. The most used names come first, then
-//     definitions in the same file, the same directory, elsewhere.
+//     up in the same file, then, for C and C++, the headers the file includes (and theirs),
+//     then the same directory (the package in Go), then, in Go, the packages of the module
+//     the file imports, and for other languages a bounded scan of the repository, files the
+//     changed file imports first. A Go field or method is linked only on its operand's type,
+//     or when the code does not say, on the one type that has such a member (gomember.go);
+//     the keys of a struct literal are fields of the literal's type.
+//
+// The budget (Options.BudgetTokens, see Budget) is spent small definitions before large ones
+// (pack.go): the enclosing declarations first but leaving a reserve, then the small
+// definitions, most used first, then the large ones, as signature and window before whole.
 //
 // Go is parsed exactly with go/parser. C, C++, Python, JavaScript, TypeScript, Rust and Java
 // are parsed with tree-sitter when the package is built with cgo; without cgo, and for any
 // other language, a line heuristic (heuristicOutline) finds the declarations instead.
 //
 // Nothing is dropped silently: a file not parsed (binary, too large, unreadable), a snippet
-// over the budget and a name not looked up because of the read limit are listed in
-// Result.Omitted with the reason.
+// over the budget, a name not looked up because of the read limit and a Go member not linked
+// because several types have it are listed in Result.Omitted with the reason; a snippet cut
+// to a window says which lines it shows in its own reason.
 //
 // The package never writes anything, never runs a command, and never reads the file system,
 // the network or the environment: every byte it sees comes through the Source it is given.

@@ -103,6 +103,9 @@ func (g *goFile) funcDecl(f *ast.FuncDecl) decl {
 		d.Recv = recvTypeName(t)
 		d.Symbol = fmt.Sprintf("func (%s) %s", types.ExprString(t), f.Name.Name)
 	}
+	if r := f.Type.Results; r != nil && len(r.List) > 0 {
+		d.Result = g.typeRefOf(r.List[0].Type)
+	}
 	return d
 }
 
@@ -140,8 +143,8 @@ func (g *goFile) genDecl(gd *ast.GenDecl) []decl {
 				Keyword: "type",
 				Names:   []string{ts.Name.Name},
 				Symbol:  "type " + ts.Name.Name,
-				Members: members(g, ts.Type),
 			}
+			d.Members, d.Embeds = g.members(ts.Type)
 			if gd.Lparen.IsValid() {
 				d.Start, d.Sig, d.End = g.startLine(ts.Doc, ts.Pos()), g.line(ts.Pos()), g.line(ts.End())
 			} else {
@@ -155,15 +158,33 @@ func (g *goFile) genDecl(gd *ast.GenDecl) []decl {
 		kw := gd.Tok.String()
 		var names []string
 		var specs []decl
+		var vars map[string]recvRef
 		for _, s := range gd.Specs {
 			vs, ok := s.(*ast.ValueSpec)
 			if !ok {
 				continue
 			}
 			var sn []string
-			for _, n := range vs.Names {
-				if n.Name != "_" {
-					sn = append(sn, n.Name)
+			for i, n := range vs.Names {
+				if n.Name == "_" {
+					continue
+				}
+				sn = append(sn, n.Name)
+				if gd.Tok != token.VAR {
+					continue
+				}
+				var r recvRef
+				switch {
+				case vs.Type != nil:
+					r = typeRecv(g.typeRefOf(vs.Type))
+				case len(vs.Values) == len(vs.Names):
+					r = g.valueRef(vs.Values[i], noLocals, 0)
+				}
+				if r.kind != recvUnknown {
+					if vars == nil {
+						vars = make(map[string]recvRef)
+					}
+					vars[n.Name] = r
 				}
 			}
 			names = append(names, sn...)
@@ -171,13 +192,13 @@ func (g *goFile) genDecl(gd *ast.GenDecl) []decl {
 				specs = append(specs, decl{
 					Kind: declValue, Keyword: kw, Names: sn, Symbol: kw + " " + strings.Join(sn, ", "),
 					Start: g.startLine(vs.Doc, vs.Pos()), Sig: g.line(vs.Pos()), SigEnd: g.line(vs.Pos()),
-					End: g.line(vs.End()),
+					End: g.line(vs.End()), Vars: vars,
 				})
 			}
 		}
 		whole := decl{
 			Kind: declValue, Keyword: kw, Names: names, Symbol: groupSymbol(kw, names),
-			Start: g.startLine(gd.Doc, gd.Pos()), Sig: g.line(gd.Pos()), End: g.line(gd.End()),
+			Start: g.startLine(gd.Doc, gd.Pos()), Sig: g.line(gd.Pos()), End: g.line(gd.End()), Vars: vars,
 		}
 		whole.SigEnd = whole.Sig
 		if !gd.Lparen.IsValid() || whole.lines() <= maxGroupLines {
@@ -203,8 +224,9 @@ func groupSymbol(kw string, names []string) string {
 	return fmt.Sprintf("%s (%s, ... %d more)", kw, strings.Join(names[:2], ", "), len(names)-2)
 }
 
-// members lists the fields of a struct type and the methods of an interface type.
-func members(g *goFile, t ast.Expr) map[string]member {
+// members lists the fields of a struct type (an embedded field under its type's name) and
+// the methods of an interface type, and the types either embeds.
+func (g *goFile) members(t ast.Expr) (map[string]member, []typeRef) {
 	var list *ast.FieldList
 	kind := "field"
 	switch t := t.(type) {
@@ -214,27 +236,303 @@ func members(g *goFile, t ast.Expr) map[string]member {
 		list, kind = t.Methods, "method"
 	}
 	if list == nil {
-		return nil
+		return nil, nil
 	}
 	m := make(map[string]member)
+	var embeds []typeRef
 	for _, f := range list.List {
+		ref := g.typeRefOf(f.Type)
+		if len(f.Names) == 0 {
+			if ref.Name != "" {
+				embeds = append(embeds, ref)
+				if kind == "field" {
+					m[ref.Name] = member{Line: g.line(f.Pos()), Kind: kind, Type: ref}
+				}
+			}
+			continue
+		}
 		for _, n := range f.Names {
-			m[n.Name] = member{Line: g.line(n.Pos()), Kind: kind}
+			mm := member{Line: g.line(n.Pos()), Kind: kind}
+			if kind == "field" {
+				mm.Type = ref
+			}
+			m[n.Name] = mm
 		}
 	}
-	return m
+	return m, embeds
+}
+
+// builtinPkg is the import path typeRefOf gives a predeclared type (error, string): a type
+// outside the module, whose members are nothing to look up.
+const builtinPkg = "builtin"
+
+// typeRefOf names the type a type expression spells: T, *T, T[int] and pkg.T (pkg resolved to
+// its import path), error as a type of builtinPkg; the zero typeRef for an unnamed type.
+func (g *goFile) typeRefOf(t ast.Expr) typeRef {
+	for {
+		switch x := t.(type) {
+		case *ast.StarExpr:
+			t = x.X
+		case *ast.ParenExpr:
+			t = x.X
+		case *ast.IndexExpr:
+			t = x.X
+		case *ast.IndexListExpr:
+			t = x.X
+		case *ast.Ident:
+			if types.Universe.Lookup(x.Name) != nil {
+				return typeRef{Name: x.Name, Pkg: builtinPkg}
+			}
+			return typeRef{Name: x.Name}
+		case *ast.SelectorExpr:
+			p, ok := x.X.(*ast.Ident)
+			if !ok {
+				return typeRef{}
+			}
+			ip, ok := g.imports[p.Name]
+			if !ok {
+				return typeRef{}
+			}
+			return typeRef{Name: x.Sel.Name, Pkg: ip}
+		default:
+			return typeRef{}
+		}
+	}
+}
+
+// recvKind says what a recvRef names.
+type recvKind int
+
+const (
+	recvUnknown recvKind = iota // the code does not say
+	recvType                    // a type
+	recvFunc                    // the first result of a package-level function
+	recvVar                     // a package-level variable
+)
+
+// recvRef is what the code says of the type of a selector's operand, without a type checker:
+// a type it spells out, or a package-level function or variable whose declaration does, and
+// the fields followed from there (s.buf.put: the type of field buf of s's type). pkg is the
+// import path of the package that declares name, "" for the package of the code that says it.
+type recvRef struct {
+	kind  recvKind
+	name  string
+	pkg   string
+	chain string // field names, dot-separated
+}
+
+func typeRecv(t typeRef) recvRef {
+	if t.Name == "" {
+		return recvRef{}
+	}
+	return recvRef{kind: recvType, name: t.Name, pkg: t.Pkg}
+}
+
+// maxRefDepth bounds how far valueRef follows local variables (x := y; y := x.next).
+const maxRefDepth = 8
+
+// localVar is a name a function declares: the type it is declared with, or the value it is
+// first assigned; neither when the code does not say or says two different things.
+type localVar struct {
+	typ, val ast.Expr
+	key      string
+}
+
+// env looks up the names local to the function being read.
+type env func(name string) (*localVar, bool)
+
+func noLocals(string) (*localVar, bool) { return nil, false }
+
+// valueRef works out what the code says of the type of a value expression: a variable (local
+// or package-level), a composite literal, &T{...}, new(T), x.(T), a call of a package-level
+// function, or a field of one of those.
+func (g *goFile) valueRef(e ast.Expr, locals env, depth int) recvRef {
+	if depth > maxRefDepth {
+		return recvRef{}
+	}
+	switch x := e.(type) {
+	case *ast.ParenExpr:
+		return g.valueRef(x.X, locals, depth+1)
+	case *ast.StarExpr:
+		return g.valueRef(x.X, locals, depth+1)
+	case *ast.UnaryExpr:
+		if x.Op == token.AND {
+			return g.valueRef(x.X, locals, depth+1)
+		}
+	case *ast.CompositeLit:
+		if x.Type != nil {
+			return typeRecv(g.localType(x.Type, locals))
+		}
+	case *ast.TypeAssertExpr:
+		if x.Type != nil {
+			return typeRecv(g.localType(x.Type, locals))
+		}
+	case *ast.CallExpr:
+		switch f := x.Fun.(type) {
+		case *ast.Ident:
+			if _, isLocal := locals(f.Name); isLocal {
+				return recvRef{}
+			}
+			if f.Name == "new" && len(x.Args) == 1 {
+				return typeRecv(g.localType(x.Args[0], locals))
+			}
+			if types.Universe.Lookup(f.Name) != nil {
+				return recvRef{}
+			}
+			return recvRef{kind: recvFunc, name: f.Name}
+		case *ast.SelectorExpr:
+			if p, ok := f.X.(*ast.Ident); ok {
+				if ip, isImport := g.imports[p.Name]; isImport {
+					if _, isLocal := locals(p.Name); !isLocal {
+						return recvRef{kind: recvFunc, name: f.Sel.Name, pkg: ip}
+					}
+				}
+			}
+		}
+	case *ast.Ident:
+		if lv, isLocal := locals(x.Name); isLocal {
+			switch {
+			case lv.typ != nil:
+				return typeRecv(g.localType(lv.typ, locals))
+			case lv.val != nil:
+				return g.valueRef(lv.val, locals, depth+1)
+			}
+			return recvRef{}
+		}
+		if _, isImport := g.imports[x.Name]; isImport || types.Universe.Lookup(x.Name) != nil {
+			return recvRef{}
+		}
+		return recvRef{kind: recvVar, name: x.Name}
+	case *ast.SelectorExpr:
+		if p, ok := x.X.(*ast.Ident); ok {
+			if ip, isImport := g.imports[p.Name]; isImport {
+				if _, isLocal := locals(p.Name); !isLocal {
+					return recvRef{kind: recvVar, name: x.Sel.Name, pkg: ip}
+				}
+			}
+		}
+		r := g.valueRef(x.X, locals, depth+1)
+		if r.kind == recvUnknown {
+			return r
+		}
+		if r.chain != "" {
+			r.chain += "."
+		}
+		r.chain += x.Sel.Name
+		return r
+	}
+	return recvRef{}
+}
+
+// localType is typeRefOf, except that a type declared in the function (or one of its type
+// parameters) is not named: it is nothing a package-level search can find.
+func (g *goFile) localType(t ast.Expr, locals env) typeRef {
+	r := g.typeRefOf(t)
+	if r.Pkg == "" && r.Name != "" {
+		if _, isLocal := locals(r.Name); isLocal {
+			return typeRef{}
+		}
+	}
+	return r
+}
+
+// litKind is what the keys of a composite literal are.
+type litKind int
+
+const (
+	litUnknown litKind = iota // a literal whose type the code does not name here
+	litStruct                 // fields of a named type
+	litAnon                   // fields of a struct type spelled out in place, nothing to look up
+	litKeyed                  // map keys or array indices: expressions like any other
+)
+
+// litType is the type of the composite literal at stack[i], and what its keys are: T{...},
+// &T{...}, or an element whose type is elided ([]T{{...}}, map[K]T{k: {...}}).
+func (g *goFile) litType(stack []ast.Node, i int, locals env) (recvRef, litKind) {
+	t := stack[i].(*ast.CompositeLit).Type
+	if t == nil {
+		var ok bool
+		if t, ok = elidedType(stack, i); !ok {
+			return recvRef{}, litUnknown
+		}
+	}
+	for {
+		switch x := t.(type) {
+		case *ast.ParenExpr:
+			t = x.X
+		case *ast.StarExpr:
+			t = x.X
+		case *ast.StructType:
+			return recvRef{}, litAnon
+		case *ast.MapType, *ast.ArrayType:
+			return recvRef{}, litKeyed
+		case *ast.Ident, *ast.SelectorExpr, *ast.IndexExpr, *ast.IndexListExpr:
+			r := typeRecv(g.localType(t, locals))
+			if r.kind == recvUnknown {
+				return r, litUnknown
+			}
+			return r, litStruct
+		default:
+			return recvRef{}, litUnknown
+		}
+	}
+}
+
+// elidedType is the element type of the literal holding the literal at stack[i], whose own
+// type is elided; false when that type is not spelled out there (a named slice type).
+func elidedType(stack []ast.Node, i int) (ast.Expr, bool) {
+	j := i - 1
+	isKey := false
+	if j >= 0 {
+		if kv, ok := stack[j].(*ast.KeyValueExpr); ok {
+			isKey = kv.Key == stack[i]
+			j--
+		}
+	}
+	if j < 0 {
+		return nil, false
+	}
+	outer, ok := stack[j].(*ast.CompositeLit)
+	if !ok {
+		return nil, false
+	}
+	t := outer.Type
+	if t == nil {
+		if t, ok = elidedType(stack, j); !ok {
+			return nil, false
+		}
+	}
+	for {
+		switch x := t.(type) {
+		case *ast.ParenExpr:
+			t = x.X
+		case *ast.ArrayType:
+			return x.Elt, true
+		case *ast.MapType:
+			if isKey {
+				return x.Key, true
+			}
+			return x.Value, true
+		default:
+			return nil, false
+		}
+	}
 }
 
 // uses finds the names the added lines of a Go file use and that may be defined elsewhere:
 // identifiers that are not declared by those lines, not local to the function around them,
-// not builtins, and selectors, which name a field or method (s.mu, of s's type when the code
-// spells it out) or something of another package of the module (store.Open). moduleDir maps an import path to its directory in the repository, or
-// "" for a package outside it, whose names are not looked up.
+// not builtins; selectors, which name a field or method (s.mu, with what the code says of s's
+// type) or something of another package of the module (store.Open); and the keys of struct
+// literals, fields of the literal's type. A key of a literal whose type is not named here
+// (an anonymous struct, an elided type of a named slice) is no use: it names a field of that
+// type and nothing else. moduleDir maps an import path to its directory in the repository,
+// or "" for a package outside it, whose names are not looked up.
 func (g *goFile) uses(filePath string, added map[int]bool, moduleDir func(string) string) []use {
 	declaring := declaringIdents(g.file)
-	locals := make(map[*ast.FuncDecl]map[string]ast.Expr)
+	locals := make(map[*ast.FuncDecl]map[string]*localVar)
 	var out []use
 	var stack []ast.Node
+	inModule := func(r recvRef) bool { return r.pkg == "" || moduleDir(r.pkg) != "" }
 	ast.Inspect(g.file, func(n ast.Node) bool {
 		if n == nil {
 			stack = stack[:len(stack)-1]
@@ -253,48 +551,38 @@ func (g *goFile) uses(filePath string, added map[int]bool, moduleDir func(string
 			grand = stack[len(stack)-3]
 		}
 		fn := enclosingFunc(stack)
-		local := func(name string) (ast.Expr, bool) {
-			if fn == nil {
-				return nil, false
+		local := env(noLocals)
+		if fn != nil {
+			local = func(name string) (*localVar, bool) {
+				if locals[fn] == nil {
+					locals[fn] = localNames(fn)
+				}
+				lv, ok := locals[fn][name]
+				return lv, ok
 			}
-			if locals[fn] == nil {
-				locals[fn] = localNames(fn)
-			}
-			t, ok := locals[fn][name]
-			return t, ok
 		}
 		u := use{name: id.Name, path: filePath, line: g.line(id.Pos())}
 		switch p := parent.(type) {
 		case *ast.SelectorExpr:
 			if p.Sel == id {
-				x, isIdent := p.X.(*ast.Ident)
-				if !isIdent {
-					u.member = true
-					out = append(out, u)
-					return true
-				}
-				t, isLocal := local(x.Name)
-				if ip, isImport := g.imports[x.Name]; isImport && !isLocal {
-					// pkg.Name: looked up in pkg, when pkg is part of this module.
-					if u.qualDir = moduleDir(ip); u.qualDir != "" {
-						u.qualified = true
-						out = append(out, u)
-					}
-					return true
-				}
-				// x.Name: a field or method, of x's type when the code spells it out.
-				u.member = true
-				if t != nil {
-					name, pkg := typeName(t)
-					u.recv = name
-					if pkg != "" {
-						if u.qualDir = moduleDir(g.imports[pkg]); u.qualDir == "" {
-							return true // a type of another module
+				if x, isIdent := p.X.(*ast.Ident); isIdent {
+					if ip, isImport := g.imports[x.Name]; isImport {
+						if _, isLocal := local(x.Name); !isLocal {
+							// pkg.Name: looked up in pkg, when pkg is part of this module.
+							if u.qualDir = moduleDir(ip); u.qualDir != "" {
+								u.qualified = true
+								out = append(out, u)
+							}
+							return true
 						}
-						u.qualified = true
 					}
 				}
-				out = append(out, u)
+				// x.Name: a field or method of x's type.
+				u.member = true
+				u.recv = g.valueRef(p.X, local, 0)
+				if inModule(u.recv) {
+					out = append(out, u)
+				}
 				return true
 			}
 			if _, isImport := g.imports[id.Name]; isImport {
@@ -304,9 +592,18 @@ func (g *goFile) uses(filePath string, added map[int]bool, moduleDir func(string
 			}
 		case *ast.KeyValueExpr:
 			if _, lit := grand.(*ast.CompositeLit); lit && p.Key == id {
-				u.member = true
-				out = append(out, u)
-				return true
+				r, kind := g.litType(stack, len(stack)-3, local)
+				switch kind {
+				case litStruct:
+					if inModule(r) {
+						u.member, u.recv = true, r
+						out = append(out, u)
+					}
+					return true
+				case litAnon, litUnknown:
+					return true
+				}
+				// A map key or an array index: an expression like any other.
 			}
 		}
 		if _, isLocal := local(id.Name); isLocal || types.Universe.Lookup(id.Name) != nil {
@@ -316,39 +613,6 @@ func (g *goFile) uses(filePath string, added map[int]bool, moduleDir func(string
 		return true
 	})
 	return out
-}
-
-// typeName is the name of a type as written, and the package it is qualified with: Store
-// and "" for *Store, Store and "store" for store.Store.
-func typeName(t ast.Expr) (name, pkg string) {
-	for {
-		switch x := t.(type) {
-		case *ast.StarExpr:
-			t = x.X
-		case *ast.ParenExpr:
-			t = x.X
-		case *ast.IndexExpr:
-			t = x.X
-		case *ast.IndexListExpr:
-			t = x.X
-		case *ast.UnaryExpr: // &T{}
-			t = x.X
-		case *ast.CompositeLit:
-			if x.Type == nil {
-				return "", ""
-			}
-			t = x.Type
-		case *ast.Ident:
-			return x.Name, ""
-		case *ast.SelectorExpr:
-			if p, ok := x.X.(*ast.Ident); ok {
-				return x.Sel.Name, p.Name
-			}
-			return "", ""
-		default:
-			return "", ""
-		}
-	}
 }
 
 // enclosingFunc is the function declaration on the stack, if any.
@@ -410,19 +674,30 @@ func declaringIdents(f *ast.File) map[*ast.Ident]bool {
 }
 
 // localNames are the names a function declares anywhere inside it (receiver, parameters,
-// results, variables, constants, types, labels), each with its type where the code spells it
-// out: a parameter's or a var's type, or the composite literal a := assigns (x := &T{}).
-// Scopes are not told apart: a name declared in one branch hides a package-level name of the
-// same spelling in another, which costs at most a definition not shown.
-func localNames(fn *ast.FuncDecl) map[string]ast.Expr {
-	m := make(map[string]ast.Expr)
+// results, variables, constants, types, labels), each with the type it is declared with or
+// the value it is first given, where the code spells one out. Scopes are not told apart: a
+// name declared in one branch hides a package-level name of the same spelling in another,
+// which costs at most a definition not shown, and a name declared twice with different types
+// or values has neither, so that its selectors are not linked to the wrong type.
+func localNames(fn *ast.FuncDecl) map[string]*localVar {
+	m := make(map[string]*localVar)
+	set := func(name string, typ, val ast.Expr) {
+		k := localKey(typ, val)
+		old, seen := m[name]
+		switch {
+		case !seen:
+			m[name] = &localVar{typ: typ, val: val, key: k}
+		case old.key != k:
+			m[name] = &localVar{key: "?"}
+		}
+	}
 	fields := func(l *ast.FieldList) {
 		if l == nil {
 			return
 		}
 		for _, f := range l.List {
 			for _, n := range f.Names {
-				m[n.Name] = f.Type
+				set(n.Name, f.Type, nil)
 			}
 		}
 	}
@@ -444,40 +719,77 @@ func localNames(fn *ast.FuncDecl) map[string]ast.Expr {
 			}
 			for i, e := range n.Lhs {
 				id, ok := e.(*ast.Ident)
-				if !ok {
+				if !ok || id.Name == "_" {
 					continue
 				}
-				var t ast.Expr
-				if len(n.Rhs) == len(n.Lhs) {
-					switch r := n.Rhs[i].(type) {
-					case *ast.CompositeLit, *ast.UnaryExpr:
-						t = r
+				var val ast.Expr
+				switch {
+				case len(n.Rhs) == len(n.Lhs):
+					val = n.Rhs[i]
+				case i == 0 && len(n.Rhs) == 1:
+					if ta, ok := n.Rhs[0].(*ast.TypeAssertExpr); ok { // v, ok := x.(T)
+						val = ta
 					}
 				}
-				if _, seen := m[id.Name]; !seen || t != nil {
-					m[id.Name] = t
-				}
+				set(id.Name, nil, val)
 			}
 		case *ast.RangeStmt:
 			if n.Tok == token.DEFINE {
 				for _, e := range []ast.Expr{n.Key, n.Value} {
 					if id, ok := e.(*ast.Ident); ok {
-						m[id.Name] = nil
+						set(id.Name, nil, nil)
 					}
 				}
 			}
 		case *ast.ValueSpec:
-			for _, id := range n.Names {
-				m[id.Name] = n.Type
+			for i, id := range n.Names {
+				var val ast.Expr
+				if len(n.Values) == len(n.Names) {
+					val = n.Values[i]
+				}
+				set(id.Name, n.Type, val)
 			}
 		case *ast.TypeSpec:
-			m[n.Name.Name] = nil
+			set(n.Name.Name, nil, nil)
 		case *ast.LabeledStmt:
-			m[n.Label.Name] = nil
+			set(n.Label.Name, nil, nil)
 		}
 		return true
 	})
 	return m
+}
+
+// localKey says what a declaration tells of a variable's type, so that two declarations of
+// one name can be compared: the type spelled out (var x T, x := &T{}, x := new(T) all say T),
+// else the value.
+func localKey(typ, val ast.Expr) string {
+	if typ == nil && val != nil {
+		for {
+			switch x := val.(type) {
+			case *ast.UnaryExpr:
+				if x.Op == token.AND {
+					val = x.X
+					continue
+				}
+			case *ast.CompositeLit:
+				typ = x.Type
+			case *ast.TypeAssertExpr:
+				typ = x.Type
+			case *ast.CallExpr:
+				if f, ok := x.Fun.(*ast.Ident); ok && f.Name == "new" && len(x.Args) == 1 {
+					typ = x.Args[0]
+				}
+			}
+			break
+		}
+	}
+	switch {
+	case typ != nil:
+		return "T" + strings.TrimLeft(types.ExprString(typ), "*")
+	case val != nil:
+		return "=" + types.ExprString(val)
+	}
+	return ""
 }
 
 // modulePath reads the module path from a go.mod file.

@@ -23,7 +23,15 @@ const (
 // member is a field or method a type declares, found through a selector (Go only).
 type member struct {
 	Line int
-	Kind string // "field" or "method"
+	Kind string  // "field" or "method"
+	Type typeRef // a field's type, when it is a named type (Go only)
+}
+
+// typeRef is a named Go type as the code spells it: its name, and the import path of the
+// package that declares it, "" for the package of the file that spells it. The zero value is
+// a type the code does not name (a builtin, a slice, a map, a function).
+type typeRef struct {
+	Name, Pkg string
 }
 
 // decl is one declaration of a file. Lines are 1-based and inclusive. Start includes the doc
@@ -42,10 +50,16 @@ type decl struct {
 	SigEnd  int
 	End     int
 	// Go only: a method is found only through a selector; Recv is its receiver's type name,
-	// Members the fields and interface methods of a type.
+	// Members the fields and interface methods of a type, Embeds the types a struct or an
+	// interface embeds (whose members it promotes), Result the type of a function's first
+	// result, and Vars what the code says of the type of each variable of a var declaration
+	// (var x T, var x = &T{}, var x = New()).
 	Method  bool
 	Recv    string
 	Members map[string]member
+	Embeds  []typeRef
+	Result  typeRef
+	Vars    map[string]recvRef
 }
 
 func (d decl) contains(line int) bool { return d.Start <= line && line <= d.End }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -402,7 +403,7 @@ func (s *Session) Plan(ctx context.Context) (plan.Plan, review.Input) {
 			ru.Files = append(ru.Files, f.Path())
 		}
 		ru.Instructions = instructions.Render(scope(s.Instructions, ru.Files))
-		ru.Context = s.codeContext(ctx, u.Files)
+		ru.Context = s.codeContext(ctx, u.Files, u.Tokens)
 		in.Units = append(in.Units, ru)
 	}
 	s.input = in
@@ -410,15 +411,15 @@ func (s *Session) Plan(ctx context.Context) (plan.Plan, review.Input) {
 }
 
 // codeContext is what a unit's reviewers see beyond its hunks: the declarations that enclose
-// them and the definitions the changed lines use. A failure only costs the context: the
-// review goes on, and says so.
-func (s *Session) codeContext(ctx context.Context, files []diff.File) string {
+// them and the definitions the changed lines use, within a budget that grows with the unit. A
+// failure only costs the context: the review goes on, and says so.
+func (s *Session) codeContext(ctx context.Context, files []diff.File, unitTokens int) string {
 	if s.opts.RulesOnly {
 		return ""
 	}
 	stop := s.stages.Start("context")
 	defer stop()
-	res, err := codecontext.Build(ctx, s.git, files, s.Change.BaseSHA, s.Change.HeadSHA, codecontext.Options{})
+	res, err := codecontext.Build(ctx, s.git, files, s.Change.BaseSHA, s.Change.HeadSHA, codecontext.Options{BudgetTokens: codecontext.Budget(unitTokens)})
 	if err != nil {
 		s.context.Omitted = append(s.context.Omitted, "context engine failed: "+err.Error())
 		return ""
@@ -631,7 +632,9 @@ func (s *Session) validationFile(ctx context.Context, p string) validate.File {
 	}
 	f := s.Change.Files[i]
 	vf.Diff = diff.RenderAll([]diff.File{f}, func(p string) []string { return s.headLines(ctx, p) }, s.Config.ContextLines)
-	res, err := codecontext.Build(ctx, s.git, []diff.File{f}, s.Change.BaseSHA, s.Change.HeadSHA, codecontext.Options{})
+	// Less than a reviewer's: one file's issues need less, and the validator has the tools.
+	budget := min(codecontext.Budget(tokens(vf.Diff)), validatorContextFloor+tokens(vf.Diff)*2/5)
+	res, err := codecontext.Build(ctx, s.git, []diff.File{f}, s.Change.BaseSHA, s.Change.HeadSHA, codecontext.Options{BudgetTokens: budget})
 	if err == nil {
 		vf.Context = codecontext.Render(res)
 	}
@@ -744,9 +747,34 @@ func (s *Session) toolbox() func() review.Toolbox {
 	if s.opts.NoTools || !s.Config.Tools.Enabled {
 		return nil
 	}
-	l := tools.Limits{MaxCalls: s.Config.Tools.MaxCalls, MaxBytes: s.Config.Tools.MaxBytes, MaxTotalBytes: s.Config.Tools.MaxTotalBytes}
+	l := tools.Limits{MaxCalls: s.Config.Tools.MaxCalls, MaxBytes: s.Config.Tools.MaxBytes, MaxTotalBytes: s.Config.Tools.MaxTotalBytes, ModuleCache: goModCache()}
 	return func() review.Toolbox { return tools.New(s.git, s.Change.BaseSHA, s.Change.HeadSHA, l) }
 }
+
+// validatorContextFloor is the context budget of a validator check before it grows with the
+// file's diff.
+const validatorContextFloor = 2000
+
+// goModCache is the Go module cache the read_dependency tool reads: $GOMODCACHE, else `go env
+// GOMODCACHE`, asked once; "" without a go command (the tool then says the module is not on
+// this machine). It runs outside the repository with GOTOOLCHAIN=local, so that no go.mod or go.work of the
+// change can make it download a toolchain.
+var goModCache = sync.OnceValue(func() string {
+	if d := os.Getenv("GOMODCACHE"); d != "" {
+		return d
+	}
+	cmd := exec.Command("go", "env", "GOMODCACHE")
+	cmd.Dir = os.TempDir()
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=")
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+})
+
+// tokens estimates the tokens of a text as providers count them, about four characters each.
+func tokens(s string) int { return (len(s) + 3) / 4 }
 
 // audit is a reviewer's trail through the repository tools: what it read, and every call.
 func audit(boxes []review.Toolbox) (examined []string, calls []report.ToolCall) {

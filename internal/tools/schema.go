@@ -7,7 +7,7 @@ import (
 	"github.com/council-dev/council/internal/provider"
 )
 
-// Tools returns the definitions of the four tools, to send with every request of the
+// Tools returns the definitions of the five tools, to send with every request of the
 // conversation. They are the same for every Box with the same Limits, so that they stay part
 // of the cached prompt prefix.
 func (b *Box) Tools() []provider.Tool {
@@ -19,7 +19,9 @@ func (b *Box) Tools() []provider.Tool {
 				"Lines come numbered as \"  12 | code\". Give start_line and end_line (1-based, inclusive) to read part of a file; "+
 				"without them the whole file is returned, cut after %d bytes, and files over %d bytes need a range. "+
 				"Paths are relative to the repository root (internal/x/y.go). Directories, binary files, symbolic links and "+
-				"submodules are refused. Use it to check code the diff calls, changes or depends on before reporting a finding.",
+				"submodules are refused. Vendored dependencies (vendor/...) are part of the repository and read here too; "+
+				"for a Go dependency that is not vendored, use read_dependency. "+
+				"Use it to check code the diff calls, changes or depends on before reporting a finding.",
 				b.l.MaxBytes, b.l.MaxFileBytes),
 			InputSchema: schema(`{
 				"type": "object",
@@ -81,6 +83,29 @@ func (b *Box) Tools() []provider.Tool {
 				"required": ["path"],
 				"additionalProperties": false
 			}`, MaxLogEntries, defaultLog)),
+		},
+		{
+			Name: ReadDependency,
+			Description: fmt.Sprintf("Read the source of a Go dependency at the version the repository's go.mod pins at head "+
+				"(following replace directives to other modules), from this machine's module cache; nothing is downloaded, so a "+
+				"module not in the cache is an error. Give the module (or a package path inside it) and a path inside the module: "+
+				"a file is returned numbered like read_file (cut after %d bytes; give start_line and end_line for part of it), "+
+				"a directory or no path lists its files. With pattern, searches the file or every file under the directory "+
+				"for a Go RE2 regular expression instead and answers \"path:line: text\", at most %d matches. Vendored "+
+				"dependencies are in the repository: read them with read_file. Use it when a finding hinges on what a "+
+				"dependency's function or type does.", b.l.MaxBytes, MaxGrepMatches),
+			InputSchema: schema(`{
+				"type": "object",
+				"properties": {
+					"module": {"type": "string", "description": "Module path as go.mod requires it, e.g. github.com/jackc/pgx/v5; a package path inside it (github.com/jackc/pgx/v5/pgconn) works too."},
+					"path": {"type": "string", "description": "File or directory inside the module, relative to its root, e.g. pgconn/pgconn.go. Default: the module's root, listed."},
+					"start_line": {"type": "integer", "minimum": 1, "description": "First line to read (1-based). Default 1."},
+					"end_line": {"type": "integer", "minimum": 1, "description": "Last line to read, inclusive. Default: the end of the file."},
+					"pattern": {"type": "string", "description": "Optional: search path for this Go RE2 regular expression instead of reading it, e.g. func \\(\\*Conn\\) Close."}
+				},
+				"required": ["module"],
+				"additionalProperties": false
+			}`),
 		},
 	}
 }

@@ -1,12 +1,16 @@
 // Package tools is the read-only repository tools a reviewer may call while it reviews: read a
-// file (or a range of it) at the change's base or head, grep, list files, and the log of a path.
-// A Box serves one conversation under a budget of calls and bytes and records every call.
+// file (or a range of it) at the change's base or head, grep, list files, the log of a path,
+// and read a Go dependency's source at the version go.mod pins, where this machine already
+// has it. A Box serves one conversation under a budget of calls and bytes and records every
+// call.
 //
 // What the model sends is untrusted, and so is the repository under review. The tools must
 // never write, never run anything but fixed git commands, never read the work tree or anything
-// outside the repository's objects, never follow a symbolic link or enter a submodule, and never
-// let the model choose a revision: it says "head" or "base", and the Box maps those onto the
-// revisions it was built with. Whatever the input, a call answers a tool error, never a panic.
+// outside the repository's objects (but the module cache directory the caller names, which
+// read_dependency reads and nothing else does), never follow a symbolic link or enter a
+// submodule, never touch the network, never read the environment, and never let the model
+// choose a revision: it says "head" or "base", and the Box maps those onto the revisions it
+// was built with. Whatever the input, a call answers a tool error, never a panic.
 package tools
 
 import (
@@ -38,10 +42,11 @@ var _ Repo = (*source.Git)(nil)
 
 // Tool names, as the model sees them.
 const (
-	ReadFile  = "read_file"
-	Grep      = "grep"
-	ListFiles = "list_files"
-	GitLog    = "git_log"
+	ReadFile       = "read_file"
+	Grep           = "grep"
+	ListFiles      = "list_files"
+	GitLog         = "git_log"
+	ReadDependency = "read_dependency"
 )
 
 // Fixed caps of the tools' answers.
@@ -69,6 +74,12 @@ type Limits struct {
 	// GrepTimeout bounds one grep: git grep -E backtracks, and some patterns take minutes;
 	// default 5s.
 	GrepTimeout time.Duration
+	// ModuleCache is the Go module cache directory (GOMODCACHE) read_dependency reads
+	// dependencies from, read-only: the one place outside the repository the tools read. The
+	// caller finds it ($GOMODCACHE, else what `go env GOMODCACHE` says), once; the tools
+	// never run go nor read the environment. "" leaves read_dependency answering that no
+	// module cache is configured.
+	ModuleCache string
 }
 
 // Defaults of Limits.
@@ -142,6 +153,9 @@ func (b *Box) Calls() []Call {
 	defer b.mu.Unlock()
 	return append([]Call(nil), b.calls...)
 }
+
+// MaxCalls is how many tool calls the conversation may make; the model is told it.
+func (b *Box) MaxCalls() int { return b.l.MaxCalls }
 
 // Exhausted reports whether the call or byte budget is spent (less than 256 bytes left):
 // further calls are refused, and the caller should ask the model for its final answer without
@@ -234,8 +248,14 @@ func (b *Box) dispatch(ctx context.Context, name string, input json.RawMessage, 
 			return "", err
 		}
 		return b.gitLog(ctx, in, budget, rec)
+	case ReadDependency:
+		var in readDependencyInput
+		if err := decode(name, input, &in); err != nil {
+			return "", err
+		}
+		return b.readDependency(ctx, in, budget, rec)
 	default:
-		return "", refuse("unknown tool %q; the tools are %s, %s, %s and %s", name, ReadFile, Grep, ListFiles, GitLog)
+		return "", refuse("unknown tool %q; the tools are %s, %s, %s, %s and %s", name, ReadFile, Grep, ListFiles, GitLog, ReadDependency)
 	}
 }
 

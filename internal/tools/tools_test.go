@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/source"
 	"github.com/council-dev/council/internal/tools"
 )
@@ -429,8 +430,11 @@ func TestTools(t *testing.T) {
 			t.Fatalf("%s: %v", d.Name, err)
 		}
 		schemas[d.Name] = sch
+		if err := provider.CheckToolSchema(d.InputSchema); err != nil {
+			t.Errorf("%s: the providers would refuse the schema: %v", d.Name, err)
+		}
 	}
-	if diff := cmp.Diff([]string{"read_file", "grep", "list_files", "git_log"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"read_file", "grep", "list_files", "git_log", "read_dependency"}, names); diff != "" {
 		t.Errorf("tool names (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(defs, b.Tools()); diff != "" {
@@ -450,6 +454,11 @@ func TestTools(t *testing.T) {
 		{"list_files", `{"dir":"internal","rev":"head"}`, true},
 		{"git_log", `{"path":"a.go","max":5}`, true},
 		{"git_log", `{"path":"a.go","max":50}`, false},
+		{"read_dependency", `{"module":"github.com/x/y","path":"a.go","start_line":1,"end_line":2}`, true},
+		{"read_dependency", `{"module":"github.com/x/y","pattern":"func Open"}`, true},
+		{"read_dependency", `{"path":"a.go"}`, false},
+		{"read_dependency", `{"module":"github.com/x/y","version":"v1"}`, false},
+		{"read_dependency", `{"module":"github.com/x/y","start_line":0}`, false},
 	}
 	for _, tt := range tests {
 		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(tt.input))
