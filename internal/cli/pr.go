@@ -455,8 +455,12 @@ func (p *pullRequest) upsertSummary(ctx context.Context, rep report.Report, coun
 		body = fmt.Sprintf("%s\n%s### 🤖 %s\n\n%s\n", summaryMarker, head, council, couldNotReview(rep))
 	} else {
 		t := rep.Totals()
-		body = fmt.Sprintf("%s\n%s\n### 🤖 %s\n\nReviewed `%s` with %d reviewers: %d finding(s) (%d inline, %d other notes, %d filtered); %d new review(s) posted this run.\n\n%s\n",
-			summaryMarker, ghreview.ReviewMarker("summary", rep.Change.HeadSHA), council, short(rep.Change.HeadSHA), len(rep.Reviewers), t.Shown(), t.Reported, t.OtherNote, t.Filtered, posted,
+		minor := ""
+		if t.Minor > 0 {
+			minor = fmt.Sprintf(", %d minor", t.Minor)
+		}
+		body = fmt.Sprintf("%s\n%s\n### 🤖 %s\n\nReviewed `%s` with %d reviewers: %d finding(s) (%d inline, %d other notes%s, %d filtered); %d new review(s) posted this run.\n\n%s\n",
+			summaryMarker, ghreview.ReviewMarker("summary", rep.Change.HeadSHA), council, short(rep.Change.HeadSHA), len(rep.Reviewers), t.Shown(), t.Reported, t.OtherNote, minor, t.Filtered, posted,
 			markdown.Ledger(rep.Usage))
 		if line := someFailed(rep); line != "" {
 			body += "\n> [!WARNING]\n> " + line + "\n"

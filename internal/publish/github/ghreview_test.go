@@ -317,6 +317,14 @@ func TestBuildRules(t *testing.T) {
 
 	assertAccepted(t, b.o.Diff, p)
 	assertNothingDropped(t, b.r, p, nil)
+
+	// Posted once, it is not posted again on the next push.
+	b.o.Posted = map[string]bool{"minor1": true}
+	for _, rv := range Build(b.r, b.o).Reviews {
+		if strings.Contains(rv.Body, "Minor notes") {
+			t.Errorf("a minor note already on the pull request is posted again by %s", rv.Reviewer)
+		}
+	}
 }
 
 // assertAccepted is what GitHub would check of every inline comment, computed from the diff's
@@ -1009,5 +1017,49 @@ func TestMaxInline(t *testing.T) {
 			}
 			assertNothingDropped(t, b.r, p, nil)
 		})
+	}
+}
+
+func TestMinorNotesGoToTheBody(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var reported finding.Finding
+	for _, f := range b.r.Findings {
+		if f.Status == finding.Reported {
+			reported = f
+			break
+		}
+	}
+	minor := reported
+	minor.ID, minor.Title, minor.Status = "minor1", "Comment still says one value", finding.Minor
+	b.r.Findings = append(b.r.Findings, minor)
+	p := Build(b.r, b.o)
+	var found bool
+	for _, rv := range p.Reviews {
+		for _, c := range rv.Comments {
+			if c.FindingID == "minor1" {
+				t.Errorf("the minor note is an inline comment of %s", rv.Reviewer)
+			}
+		}
+		if rv.Reviewer != minor.Owner() {
+			continue
+		}
+		found = true
+		if !strings.Contains(rv.Body, "<details><summary>Minor notes (1)</summary>") || !strings.Contains(rv.Body, "Comment still says one value") ||
+			!strings.Contains(rv.Body, Marker("minor1", minor.Owner())) {
+			t.Errorf("%s's review body lacks the collapsed minor note:\n%s", rv.Reviewer, rv.Body)
+		}
+	}
+	if !found {
+		t.Fatalf("no review for %s", minor.Owner())
+	}
+	assertNothingDropped(t, b.r, p, nil)
+
+	// Posted once, it is not posted again on the next push.
+	b.o.Posted = map[string]bool{"minor1": true}
+	for _, rv := range Build(b.r, b.o).Reviews {
+		if strings.Contains(rv.Body, "Minor notes") {
+			t.Errorf("a minor note already on the pull request is posted again by %s", rv.Reviewer)
+		}
 	}
 }

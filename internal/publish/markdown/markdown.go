@@ -168,6 +168,9 @@ func (p *printer) overview() string {
 	}
 	if t.Shown() == 0 {
 		s := "No issues found by " + reviewers + "."
+		if t.Minor > 0 {
+			s += fmt.Sprintf(" %s (listed under each reviewer).", plural(t.Minor, "minor note"))
+		}
 		if t.Filtered > 0 {
 			s += fmt.Sprintf(" %s filtered out (listed under each reviewer).", plural(t.Filtered, "finding was", "findings were"))
 		}

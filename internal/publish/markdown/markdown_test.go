@@ -428,3 +428,22 @@ func TestEveryReviewerFailed(t *testing.T) {
 		t.Errorf("a review where every reviewer failed must not read as clean:\n%s", got)
 	}
 }
+
+func TestRenderMinorNotes(t *testing.T) {
+	t.Parallel()
+	r := full()
+	owner := r.Reviewers[0].Name
+	r.Findings = append(r.Findings,
+		finding.Finding{ID: "m1", Lenses: []string{owner}, Path: "a.go", Line: 3, Severity: finding.Nit, Title: "Comment still says one value", Body: "The doc comment is stale.", Status: finding.Minor},
+		finding.Finding{ID: "m2", Lenses: []string{"ghost"}, Path: "b.go", Line: 4, Severity: finding.Low, Title: "Orphaned minor note", Status: finding.Minor},
+	)
+	got := render(t, r, Options{})
+	for _, want := range []string{"<details><summary>Minor notes (1)</summary>", "- `a.go:3` — Comment still says one value: The doc comment is stale.", "Orphaned minor note", "2 minor notes"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if strings.Contains(got, "### `a.go:3`") {
+		t.Error("a minor note is rendered as an inline finding")
+	}
+}

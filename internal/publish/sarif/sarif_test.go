@@ -669,3 +669,18 @@ func TestToolVersionFallsBackToReport(t *testing.T) {
 		t.Errorf("driver = %+v, want the report's version and no informationUri", d)
 	}
 }
+
+func TestMinorIsANote(t *testing.T) {
+	t.Parallel()
+	r := full()
+	r.Findings = []finding.Finding{{ID: "m1", Lenses: []string{r.Reviewers[0].Name}, Path: "a.go", Line: 3, Severity: finding.High,
+		Category: "docs", Title: "Stale comment", Body: "b", Status: finding.Minor}}
+	var doc map[string]any
+	if err := json.Unmarshal(write(t, r, Options{}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	res := docRun(doc)["results"].([]any)[0].(map[string]any)
+	if res["level"] != "note" || res["properties"].(map[string]any)["status"] != "minor" {
+		t.Errorf("minor finding: level %v, properties %v; want level note, status minor", res["level"], res["properties"])
+	}
+}
