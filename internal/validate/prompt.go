@@ -222,14 +222,22 @@ func where(f finding.Finding) string {
 	}
 	switch {
 	case !f.Anchored && f.Line > 0:
-		return fmt.Sprintf("line %d, %s, not on a line that takes an inline comment (outside the hunks, or its quote was not found: check it with the tools)", f.Line, side)
+		return fmt.Sprintf("line %d, %s, shown in the review body, not inline: %s", f.Line, side, anchorNote(f))
 	case !f.Anchored:
-		return "no line (its quote was not found in the diff: check it with the tools)"
+		return "no line: " + anchorNote(f)
 	case f.StartLine > 0 && f.StartLine < f.Line:
 		return fmt.Sprintf("lines %d-%d, %s", f.StartLine, f.Line, side)
 	default:
 		return fmt.Sprintf("line %d, %s", f.Line, side)
 	}
+}
+
+// anchorNote says why a finding has no inline place, as the anchor stage found.
+func anchorNote(f finding.Finding) string {
+	if n := oneLine(f.AnchorNote); n != "" {
+		return n
+	}
+	return "its quote was not found in the diff; check it with the tools"
 }
 
 // oneLine keeps a field that should be one line from starting lines of its own.

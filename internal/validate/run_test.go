@@ -450,3 +450,13 @@ func TestRunLimitsConcurrency(t *testing.T) {
 		t.Errorf("checked %d with %d in flight at once; want 6 with at most 2", res.Checked, m.maxInFlight.Load())
 	}
 }
+
+func TestRequestSaysWhyAnIssueIsNotInline(t *testing.T) {
+	t.Parallel()
+	f := newFinding("cache.go", "stale comment")
+	f.Anchored, f.Status, f.AnchorNote = false, finding.OtherNote, "the quoted lines are context outside the hunks"
+	issues := Request(input(10, []string{"cache.go"}), files("cache.go"), []finding.Finding{f}, "m", 0).Messages[0].Content[1].Text
+	if !strings.Contains(issues, "Where: line 12, new side, shown in the review body, not inline: the quoted lines are context outside the hunks") {
+		t.Errorf("the issue does not say why it is not inline:\n%s", issues)
+	}
+}
