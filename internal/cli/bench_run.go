@@ -88,7 +88,7 @@ no longer fits. One run directory holds one provider and model.`,
 	fl.StringSliceVar(&opts.Personas, "personas", nil, "persona `FILE`s to add, comma-separated")
 	fl.StringVar(&opts.ConfigPath, "config", "", "config `FILE` to use instead of each sample's base revision .council.yaml")
 	fl.StringVar(&opts.RecordDir, "record", "", "save every model exchange under `DIR`/<id>/")
-	fl.StringVar(&opts.ReplayDir, "replay", "", "answer every model request from the recordings in `DIR`/<id>/, offline")
+	fl.StringVar(&opts.ReplayDir, "replay", "", "answer every model request from the recordings in `DIR`/<id>/, offline (with --record: send only the requests not recorded there)")
 	fl.BoolVar(&opts.NoTools, "no-tools", false, "reviewers get no repository tools")
 	fl.BoolVar(&opts.NoValidate, "no-validate", false, "do not check findings with a second model call")
 	fl.StringSliceVar(&opts.Only, "only", nil, "review only these sample `ID`s, comma-separated")
@@ -106,8 +106,6 @@ func (o *BenchRunOptions) validate() error {
 		return errors.New("--max-cost must be >= 0")
 	case o.Provider != "" && !slices.Contains(providers, o.Provider):
 		return fmt.Errorf("--provider %q: must be one of %s", o.Provider, strings.Join(providers, ", "))
-	case o.RecordDir != "" && o.ReplayDir != "":
-		return errors.New("--record and --replay cannot be used together")
 	}
 	return nil
 }
@@ -144,7 +142,7 @@ func benchRun(ctx context.Context, f *Factory, o *BenchRunOptions) error {
 	}
 	// Each sample's provider comes from --provider, else its config, else the environment, as
 	// in council review; stop early when not even the first choice has credentials.
-	if o.ReplayDir == "" {
+	if o.ReplayDir == "" || o.RecordDir != "" {
 		name := o.Provider
 		if name == "" {
 			name = envProvider(f.Getenv)
@@ -258,7 +256,7 @@ func (r *benchRunner) sample(ctx context.Context, s bench.Sample) bench.RunSampl
 	}
 
 	var client ledger.Completer
-	if o.ReplayDir != "" {
+	if o.ReplayDir != "" && o.RecordDir == "" {
 		client = provider.Replay(cfg.Provider, filepath.Join(o.ReplayDir, s.ID))
 	} else {
 		c, err := r.clientFor(cfg)
@@ -266,8 +264,11 @@ func (r *benchRunner) sample(ctx context.Context, s bench.Sample) bench.RunSampl
 			return fail(bench.StatusFailed, err)
 		}
 		client = c
-		if o.RecordDir != "" {
-			client = provider.Record(c, cfg.Provider, filepath.Join(o.RecordDir, s.ID))
+		if o.ReplayDir != "" { // and --record: replay what is recorded, send the rest
+			client = provider.ReplayOr(cfg.Provider, filepath.Join(o.ReplayDir, s.ID), client)
+		}
+		if o.RecordDir != "" { // every exchange, replayed or sent: the recording is complete
+			client = provider.Record(client, cfg.Provider, filepath.Join(o.RecordDir, s.ID))
 		}
 	}
 	if r.guard != nil {

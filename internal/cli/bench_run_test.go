@@ -196,7 +196,6 @@ func TestNewCmdBenchRunFlags(t *testing.T) {
 		{[]string{"data"}, "--out DIR is required"},
 		{[]string{"data", "--out", "o", "--concurrency", "0"}, "--concurrency 0: must be between 1 and 64"},
 		{[]string{"data", "--out", "o", "--provider", "x"}, `--provider "x": must be one of anthropic, openai`},
-		{[]string{"data", "--out", "o", "--record", "a", "--replay", "b"}, "cannot be used together"},
 		{[]string{"data", "--out", "o", "--max-cost", "-1"}, "--max-cost must be >= 0"},
 		{[]string{"--out", "o"}, "accepts 1 arg(s), received 0"},
 	}

@@ -182,6 +182,27 @@ func (r *replayer) Complete(ctx context.Context, req Request) (Response, error) 
 	return *ex.Response, nil
 }
 
+// ReplayOr answers from the exchanges recorded in dir, like Replay, and sends a request that
+// has none to next: a run after a prompt change pays only for the requests that changed.
+// Wrapped in Record, it leaves a complete recording of the new run.
+func ReplayOr(providerName, dir string, next Client) Client {
+	return &replayOr{replay: &replayer{provider: providerName, dir: dir}, next: next}
+}
+
+type replayOr struct {
+	replay *replayer
+	next   Client
+}
+
+func (r *replayOr) Complete(ctx context.Context, req Request) (Response, error) {
+	resp, err := r.replay.Complete(ctx, req)
+	var missing *MissingExchangeError
+	if errors.As(err, &missing) {
+		return r.next.Complete(ctx, req)
+	}
+	return resp, err
+}
+
 // EstimateTokens guesses the prompt size of req without a tokenizer: one token per four
 // characters (rounded up) of every text the model reads: system, messages, tool calls and
 // results, and tool names, descriptions and schemas.

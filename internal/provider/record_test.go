@@ -241,3 +241,26 @@ func TestEstimateTokens(t *testing.T) {
 		})
 	}
 }
+
+func TestReplayOr(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	recorded := Response{Model: "m", StopReason: StopEndTurn, Content: []Block{{Type: Text, Text: "recorded"}}}
+	req := sampleRequest()
+	if _, err := Record(&stub{resp: recorded}, "anthropic", dir).Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	live := &stub{resp: Response{Model: "m", StopReason: StopEndTurn, Content: []Block{{Type: Text, Text: "live"}}}}
+	c := ReplayOr("anthropic", dir, live)
+
+	got, err := c.Complete(context.Background(), req)
+	if err != nil || got.Text() != "recorded" || live.calls != 0 {
+		t.Errorf("a recorded request: %q, %v, %d live calls; want the recording and no live call", got.Text(), err, live.calls)
+	}
+	other := req
+	other.MaxTokens++
+	got, err = c.Complete(context.Background(), other)
+	if err != nil || got.Text() != "live" || live.calls != 1 {
+		t.Errorf("a request not recorded: %q, %v, %d live calls; want one live call", got.Text(), err, live.calls)
+	}
+}
