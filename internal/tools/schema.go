@@ -86,7 +86,7 @@ func (b *Box) Tools() []provider.Tool {
 		},
 		{
 			Name: ReadDependency,
-			Description: fmt.Sprintf("Go repositories only (it needs a go.mod). Read the source of a Go dependency at the version the repository's go.mod pins at head "+
+			Description: fmt.Sprintf("Read the source of a Go dependency at the version the repository's go.mod pins at head "+
 				"(following replace directives to other modules), from this machine's module cache; nothing is downloaded, so a "+
 				"module not in the cache is an error. Give the module (or a package path inside it) and a path inside the module: "+
 				"a file is returned numbered like read_file (cut after %d bytes; give start_line and end_line for part of it), "+
