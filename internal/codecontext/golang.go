@@ -111,6 +111,14 @@ func (g *goFile) funcDecl(f *ast.FuncDecl) decl {
 
 // recvTypeName is the name of a receiver's type: Store for *Store or *List[T].
 func recvTypeName(t ast.Expr) string {
+	if x, ok := namedType(t).(*ast.Ident); ok {
+		return x.Name
+	}
+	return ""
+}
+
+// namedType strips what wraps a type's name: *T, (T), T[int] and T[K, V] give T.
+func namedType(t ast.Expr) ast.Expr {
 	for {
 		switch x := t.(type) {
 		case *ast.StarExpr:
@@ -121,10 +129,8 @@ func recvTypeName(t ast.Expr) string {
 			t = x.X
 		case *ast.IndexListExpr:
 			t = x.X
-		case *ast.Ident:
-			return x.Name
 		default:
-			return ""
+			return t
 		}
 	}
 }
@@ -269,34 +275,24 @@ const builtinPkg = "builtin"
 // typeRefOf names the type a type expression spells: T, *T, T[int] and pkg.T (pkg resolved to
 // its import path), error as a type of builtinPkg; the zero typeRef for an unnamed type.
 func (g *goFile) typeRefOf(t ast.Expr) typeRef {
-	for {
-		switch x := t.(type) {
-		case *ast.StarExpr:
-			t = x.X
-		case *ast.ParenExpr:
-			t = x.X
-		case *ast.IndexExpr:
-			t = x.X
-		case *ast.IndexListExpr:
-			t = x.X
-		case *ast.Ident:
-			if types.Universe.Lookup(x.Name) != nil {
-				return typeRef{Name: x.Name, Pkg: builtinPkg}
-			}
-			return typeRef{Name: x.Name}
-		case *ast.SelectorExpr:
-			p, ok := x.X.(*ast.Ident)
-			if !ok {
-				return typeRef{}
-			}
-			ip, ok := g.imports[p.Name]
-			if !ok {
-				return typeRef{}
-			}
-			return typeRef{Name: x.Sel.Name, Pkg: ip}
-		default:
+	switch x := namedType(t).(type) {
+	case *ast.Ident:
+		if types.Universe.Lookup(x.Name) != nil {
+			return typeRef{Name: x.Name, Pkg: builtinPkg}
+		}
+		return typeRef{Name: x.Name}
+	case *ast.SelectorExpr:
+		p, ok := x.X.(*ast.Ident)
+		if !ok {
 			return typeRef{}
 		}
+		ip, ok := g.imports[p.Name]
+		if !ok {
+			return typeRef{}
+		}
+		return typeRef{Name: x.Sel.Name, Pkg: ip}
+	default:
+		return typeRef{}
 	}
 }
 
