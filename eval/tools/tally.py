@@ -35,7 +35,7 @@ def main():
     for run in sys.argv[3:]:
         name = os.path.basename(os.path.normpath(run))
         cases = sorted(f[:-5] for f in os.listdir(os.path.join(run, "reviews")) if f.endswith(".json"))
-        caught, inline, shown, minor, dups, valid_inline, valid_issues, rejected_real, rejected = set(), 0, 0, 0, 0, 0, 0, 0, 0
+        caught, caught_minor, inline, shown, minor, dups, valid_inline, valid_issues, rejected_real, rejected, valid_minor = set(), set(), 0, 0, 0, 0, 0, 0, 0, 0, 0
         rev_prompt = val_prompt = out_tokens = 0
         for c in cases:
             rep = json.load(open(os.path.join(run, "reviews", c + ".json")))
@@ -63,20 +63,23 @@ def main():
                     valid_inline += l.get("label") == "valid"
                 if st == "minor":
                     minor += 1
+                    valid_minor += l.get("label") == "valid"
+                    if l.get("truth"):
+                        caught_minor.add((c, l["truth"]))
                 if st == "filtered" and k["filter_reason"].startswith("validator:"):
                     rejected += 1
                     rejected_real += l.get("label") == "valid"
             dups += sum(1 for i, k, l in items if k["status"] in SHOWN) - len(issues)
             valid_issues += len(valid)
         n = max(1, len(cases))
-        rows.append((name, len(cases), len(caught), inline / n, shown / n, minor / n, dups / n, valid_issues,
-                     (valid_inline / inline) if inline else 0, rejected, rejected_real, rev_prompt / n, val_prompt / n, out_tokens / n))
-    head = ("run", "cases", "bugs caught", "inline/case", "shown/case", "minor/case", "dups/case", "distinct valid issues",
-            "inline valid", "validator rejections", "of them real", "reviewer prompt tok/case", "validator prompt tok/case", "output tok/case")
+        rows.append((name, len(cases), "%d (%d)" % (len(caught), len(caught | caught_minor)), inline / n, shown / n, minor / n, dups / n, valid_issues,
+                     (valid_inline / inline) if inline else 0, rejected, rejected_real, valid_minor, rev_prompt / n, val_prompt / n, out_tokens / n))
+    head = ("run", "cases", "bugs caught (with minor notes)", "inline/case", "shown/case", "minor/case", "dups/case", "distinct valid issues",
+            "inline valid", "validator rejections", "of them real", "minor notes judged valid", "reviewer prompt tok/case", "validator prompt tok/case", "output tok/case")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:
-        print("| %s | %d | %d | %.1f | %.1f | %.1f | %.2f | %d | %.0f%% | %d | %d | %.0f | %.0f | %.0f |" % (r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], 100 * r[8], r[9], r[10], r[11], r[12], r[13]))
+        print("| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %d | %.0f%% | %d | %d | %d | %.0f | %.0f | %.0f |" % (r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], 100 * r[8], r[9], r[10], r[11], r[12], r[13], r[14]))
 
 
 if __name__ == "__main__":
