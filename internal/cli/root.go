@@ -91,6 +91,7 @@ Every finding is anchored to the exact diff lines it is about and deduplicated a
 	root.AddCommand(NewCmdReview(f, nil))
 	root.AddCommand(NewCmdBench(f))
 	root.AddCommand(NewCmdDoctor(f, nil))
+	root.AddCommand(NewCmdPersona(f))
 	return root
 }
 

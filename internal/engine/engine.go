@@ -280,9 +280,9 @@ func (s *Session) loadReviewers(ctx context.Context) ([]review.Reviewer, error) 
 	seen := map[string]string{rules.Reviewer: "the rules of .council.yaml"}
 	for _, r := range all {
 		if prev, ok := seen[r.Name]; ok {
-			return nil, fmt.Errorf("reviewer %q is defined twice (%s and %s): rename one", r.Name, prev, r.Source)
+			return nil, fmt.Errorf("reviewer %q is defined twice (%s and %s): rename one", r.Name, prev, r.Location)
 		}
-		seen[r.Name] = r.Source
+		seen[r.Name] = r.Location
 	}
 	if len(all) == 0 {
 		return nil, errors.New("no reviewers to run: lenses is empty and there are no personas (list lenses in .council.yaml or --lenses, or add personas)")
@@ -307,7 +307,7 @@ func (s *Session) loadReviewers(ctx context.Context) ([]review.Reviewer, error) 
 func checkKind(rs []review.Reviewer, want review.Kind) error {
 	for _, r := range rs {
 		if r.Kind != want {
-			return fmt.Errorf("%s: kind is %q, but it is loaded as a %s: set kind: %s, or move it", r.Source, r.Kind, want, want)
+			return fmt.Errorf("%s: kind is %q, but it is loaded as a %s: set kind: %s, or move it", r.Location, r.Kind, want, want)
 		}
 	}
 	return nil

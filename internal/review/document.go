@@ -42,7 +42,11 @@ type Reviewer struct {
 	PushesBackOn []string `yaml:"pushes_back_on"` // what they object to
 	Exemplars    []string `yaml:"exemplars"`      // a few of their real past review comments
 
-	Source string `yaml:"-"` // where it was loaded from: "builtin:correctness" or a file path
+	// Source says how a persona was built (council persona build writes it); optional, and
+	// informational only: nothing of it reaches a prompt.
+	Source Provenance `yaml:"source"`
+
+	Location string `yaml:"-"` // where it was loaded from: "builtin:correctness" or a file path
 }
 
 // Defaults for what a document may leave out.
@@ -73,7 +77,7 @@ func Builtin() []Reviewer {
 		if err != nil {
 			panic(fmt.Sprintf("review: built-in lens is invalid: %v", err)) // TestBuiltin guards this
 		}
-		r.Source = "builtin:" + r.Name
+		r.Location = "builtin:" + r.Name
 		out = append(out, r)
 	}
 	return out
@@ -123,7 +127,7 @@ func parse(source string, data []byte, defaultKind Kind) (Reviewer, error) {
 		}
 		r.Instructions = body
 	}
-	r.Source = source
+	r.Location = source
 	if err := r.normalize(doc, defaultKind); err != nil {
 		return Reviewer{}, err
 	}
@@ -207,6 +211,9 @@ func (r *Reviewer) normalize(doc *config.Document, defaultKind Kind) error {
 			if len(l.list) > 0 {
 				return doc.ErrorAt("only personas have "+strings.ReplaceAll(l.key, "_", " ")+" (this document is kind: lens)", l.key)
 			}
+		}
+		if !r.Source.IsZero() {
+			return doc.ErrorAt("only personas have a source (this document is kind: lens)", "source")
 		}
 		if r.Emoji == "" {
 			r.Emoji = defaultLensEmoji

@@ -18,7 +18,7 @@ func TestBuiltin(t *testing.T) {
 	type head struct{ Name, Title, Emoji, Alert, Noun, Source string }
 	var heads []head
 	for _, r := range got {
-		heads = append(heads, head{r.Name, r.Title, r.Emoji, r.Alert, r.Noun, r.Source})
+		heads = append(heads, head{r.Name, r.Title, r.Emoji, r.Alert, r.Noun, r.Location})
 		if r.Kind != Lens {
 			t.Errorf("%s: Kind = %q, want lens", r.Name, r.Kind)
 		}
@@ -148,7 +148,7 @@ exemplars:
 			if err != nil {
 				t.Fatal(err)
 			}
-			tt.want.Source = tt.source
+			tt.want.Location = tt.source
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("ParseDocument() mismatch (-want +got):\n%s", diff)
 			}
@@ -177,14 +177,28 @@ func TestParseDocumentErrors(t *testing.T) {
 			name:   "unknown field",
 			source: "p/casey.yaml",
 			in:     persona + "pushback: [sleeps]\n",
-			want:   "p/casey.yaml:6:1: pushback: unknown key (allowed: name, kind, title, emoji, alert, focus, noun, instructions, model, voice, priorities, pushes_back_on, exemplars)",
+			want:   "p/casey.yaml:6:1: pushback: unknown key (allowed: name, kind, title, emoji, alert, focus, noun, instructions, model, voice, priorities, pushes_back_on, exemplars, source)",
 			key:    "pushback",
 		},
 		{
-			name:   "source is not a field",
+			name:   "source is a mapping, not the load path",
 			source: "p/casey.yaml",
 			in:     persona + "source: elsewhere\n",
-			want:   "p/casey.yaml:6:1: source: unknown key (allowed: name, kind, title, emoji, alert, focus, noun, instructions, model, voice, priorities, pushes_back_on, exemplars)",
+			want:   "p/casey.yaml:6:9: source: must be a mapping (got string \"elsewhere\")",
+			key:    "source",
+		},
+		{
+			name:   "unknown key in source",
+			source: "p/casey.yaml",
+			in:     persona + "source:\n  login: casey\n  email: c@example.com\n",
+			want:   "p/casey.yaml:8:3: source.email: unknown key (allowed: repositories, login, anonymized, from, to, comments, sampled, council_version, model, built_at, themes, excluded, stats)",
+			key:    "source.email",
+		},
+		{
+			name:   "a lens with a source",
+			source: "l/x.yaml",
+			in:     "name: x\nkind: lens\ntitle: X\ninstructions: y\nsource:\n  login: casey\n",
+			want:   "l/x.yaml:5:1: source: only personas have a source (this document is kind: lens)",
 			key:    "source",
 		},
 		{
@@ -330,7 +344,7 @@ func TestLoadDir(t *testing.T) {
 	}
 	var names, sources []string
 	for _, r := range got {
-		names, sources = append(names, r.Name), append(sources, r.Source)
+		names, sources = append(names, r.Name), append(sources, r.Location)
 	}
 	if diff := cmp.Diff([]string{"casey", "nell"}, names); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
@@ -363,7 +377,7 @@ func TestLookup(t *testing.T) {
 	t.Parallel()
 	all := Builtin()
 	override := all[1]
-	override.Instructions, override.Source = "Only look at auth.", ".council/lenses/security.yaml"
+	override.Instructions, override.Location = "Only look at auth.", ".council/lenses/security.yaml"
 	all = append(all, override)
 
 	got, err := Lookup(all, []string{"security", "correctness"})
@@ -373,8 +387,8 @@ func TestLookup(t *testing.T) {
 	if len(got) != 2 || got[0].Name != "security" || got[1].Name != "correctness" {
 		t.Fatalf("Lookup() = %v, want security, correctness", got)
 	}
-	if got[0].Source != ".council/lenses/security.yaml" {
-		t.Errorf("Lookup() picked %s, want the later override", got[0].Source)
+	if got[0].Location != ".council/lenses/security.yaml" {
+		t.Errorf("Lookup() picked %s, want the later override", got[0].Location)
 	}
 
 	_, err = Lookup(all, []string{"correctness", "style"})
