@@ -166,7 +166,7 @@ func exemplar(c Comment) string {
 	body := strings.TrimSpace(strings.Join(lines, "\n"))
 	if h := strings.TrimSpace(c.DiffHunk); h != "" {
 		h = TrimHunk(c.DiffHunk)
-		f := fence(h)
+		f := review.Fence(h)
 		body = fmt.Sprintf("%sdiff\n%s\n%s\n\n%s", f, h, f, body)
 	}
 	return Redact(body)

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/council-dev/council/internal/review"
 )
 
 // MaxHunkLines bounds the diff shown with a comment: the last lines of GitHub's hunk, which
@@ -24,20 +26,6 @@ func TrimHunk(h string) string {
 		return lines[0] + "\n" + strings.Join(lines[len(lines)-MaxHunkLines+1:], "\n")
 	}
 	return strings.Join(lines[len(lines)-MaxHunkLines:], "\n")
-}
-
-// fence returns a code fence longer than any run of backticks in s.
-func fence(s string) string {
-	longest, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	return strings.Repeat("`", max(3, longest+1))
 }
 
 var commentTag = regexp.MustCompile(`(?i)<(/?)(comment)`)
@@ -61,7 +49,7 @@ func renderComment(i int, c Comment) string {
 	fmt.Fprintf(&b, "On %s#%d, %s.\n", c.Repo, c.PR, neutralize(where))
 	if h := strings.TrimSpace(c.DiffHunk); h != "" {
 		h = neutralize(TrimHunk(c.DiffHunk))
-		f := fence(h)
+		f := review.Fence(h)
 		fmt.Fprintf(&b, "%sdiff\n%s\n%s\n", f, h, f)
 	}
 	body := strings.TrimSpace(c.Body)

@@ -120,8 +120,14 @@ func Prefix(in Input, unit int) string {
 // CodeFence wraps code in a Markdown fence longer than any run of backticks inside it, so that
 // the code cannot close its own fence.
 func CodeFence(code string) string {
+	fence := Fence(code)
+	return fence + "\n" + strings.TrimRight(code, "\n") + "\n" + fence + "\n"
+}
+
+// Fence is a Markdown code fence longer than any run of backticks in s: s cannot close it.
+func Fence(s string) string {
 	longest, run := 0, 0
-	for _, r := range code {
+	for _, r := range s {
 		if r == '`' {
 			run++
 			longest = max(longest, run)
@@ -129,8 +135,7 @@ func CodeFence(code string) string {
 			run = 0
 		}
 	}
-	fence := strings.Repeat("`", max(3, longest+1))
-	return fence + "\n" + strings.TrimRight(code, "\n") + "\n" + fence + "\n"
+	return strings.Repeat("`", max(3, longest+1))
 }
 
 // fenceUntrusted keeps author text from closing the <untrusted> block it is shown in.
