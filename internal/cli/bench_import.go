@@ -114,11 +114,9 @@ func (o *BenchImportOptions) validate() error {
 		}
 	}
 	if o.Since != "" {
-		t, err := time.Parse(time.DateOnly, o.Since)
+		t, err := parseSince(o.Since)
 		if err != nil {
-			if t, err = time.Parse(time.RFC3339, o.Since); err != nil {
-				return fmt.Errorf("--since %q: want a date such as 2026-01-31, or an RFC 3339 time such as 2026-01-31T12:00:00Z", o.Since)
-			}
+			return err
 		}
 		o.since = t
 	}

@@ -38,6 +38,9 @@ docs/personas.md describes the comments file, what is computed and what the mode
 // PersonaBuildOptions are the flags of `council persona build`.
 type PersonaBuildOptions struct {
 	FromFile        string
+	Repos           []string // owner/name: harvest from GitHub instead of FromFile
+	Since           string   // with Repos: pull requests created on or after this date
+	CacheDir        string   // with Repos: the harvest cache; empty for the user cache directory
 	Name, Title     string
 	Out             string
 	Login           string
@@ -45,6 +48,8 @@ type PersonaBuildOptions struct {
 	Provider, Model string
 	RecordDir       string
 	ReplayDir       string
+
+	since time.Time
 }
 
 // NewCmdPersonaBuild declares `council persona build`. runF replaces the behaviour in
@@ -52,10 +57,18 @@ type PersonaBuildOptions struct {
 func NewCmdPersonaBuild(f *Factory, runF func(context.Context, *PersonaBuildOptions) error) *cobra.Command {
 	opts := &PersonaBuildOptions{}
 	cmd := &cobra.Command{
-		Use:   "build --from-file FILE --name NAME --out PATH",
+		Use:   "build (--from-file FILE | --repo OWNER/NAME... --login LOGIN) --name NAME --out PATH",
 		Short: "Build a persona document from a maintainer's review comments",
 		Long: `Build a persona from review comments in a JSON-lines file (one comment per line; the fields are
-in docs/personas.md). It says whose comments it reads before reading them, leaves out bots and
+in docs/personas.md), or harvested from GitHub: with --repo (repeatable) and --login, the inline
+review comments and review bodies of LOGIN on the pull requests of each repository, newest first,
+back to --since. Pull requests LOGIN opened are not read. Each pull request's harvest is cached
+(--cache DIR, default the user cache directory's council/persona) and read again only when its
+updated_at moved: a second run sends only the listing requests, one per 100 pull requests, and an
+interrupted run resumes where it stopped. GitHub credentials are read as for council bench import:
+GITHUB_TOKEN or GH_TOKEN (or a GitHub App's), GITHUB_API_URL for GitHub Enterprise Server.
+
+It says whose comments it reads before reading them, leaves out bots and
 replies that only acknowledge, prints statistics computed without a model, saves the selected
 comments next to the document (PATH without its extension + .comments.jsonl), then asks the
 model for themes, voice and exemplars and writes the persona document to PATH. Exemplars are
@@ -63,7 +76,10 @@ real comments, quoted verbatim; the model only chooses them.
 
 Exit status: 0 when the document was written; 2 for a usage error (flags, the comments file,
 credentials); 3 when the model failed or gave an answer that cannot be used.`,
-		Example: `  # alice's comments, from a file a harvester or a script wrote
+		Example: `  # alice's review comments on two repositories since 2025, from GitHub
+  council persona build --repo acme/api --repo acme/web --login alice --since 2025-01-01 --name alice --out .council/personas/alice.yaml
+
+  # alice's comments, from a file a harvester or a script wrote
   council persona build --from-file alice.jsonl --login alice --name alice --out .council/personas/alice.yaml
 
   # a persona that never names whose comments it learned from
@@ -84,10 +100,13 @@ credentials); 3 when the model failed or gave an answer that cannot be used.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.FromFile, "from-file", "", "read review comments from the JSON-lines `FILE` (required)")
+	fl.StringVar(&opts.FromFile, "from-file", "", "read review comments from the JSON-lines `FILE`")
+	fl.StringArrayVar(&opts.Repos, "repo", nil, "harvest the review comments of --login in `OWNER/NAME` from GitHub (repeatable)")
+	fl.StringVar(&opts.Since, "since", "", "with --repo: only pull requests created on or after `DATE` (2026-01-31 or RFC 3339)")
+	fl.StringVar(&opts.CacheDir, "cache", "", "with --repo: cache each pull request's harvest under `DIR` (default: the user cache directory)")
 	fl.StringVar(&opts.Name, "name", "", "the persona's `NAME`, its reviewer id: "+config.NameRule+" (required)")
 	fl.StringVar(&opts.Out, "out", "", "write the persona document to `PATH`, a .yaml file (required)")
-	fl.StringVar(&opts.Login, "login", "", "keep only the comments of `LOGIN` (case-insensitive)")
+	fl.StringVar(&opts.Login, "login", "", "keep only the comments of `LOGIN` (case-insensitive; required with --repo)")
 	fl.StringVar(&opts.Title, "title", "", "the persona's display name (default: NAME capitalized)")
 	fl.BoolVar(&opts.Anonymize, "anonymize", false, "store the persona's name instead of the login, everywhere in the document")
 	fl.StringVar(&opts.Provider, "provider", "", "model provider: "+strings.Join(providers, "|"))
@@ -99,8 +118,16 @@ credentials); 3 when the model failed or gave an answer that cannot be used.`,
 
 func (o *PersonaBuildOptions) validate() error {
 	switch {
-	case o.FromFile == "":
-		return errors.New("--from-file is required: a JSON-lines file of review comments (see docs/personas.md)")
+	case o.FromFile == "" && len(o.Repos) == 0:
+		return errors.New("no comments to learn from: give --from-file FILE (JSON lines, see docs/personas.md) or --repo OWNER/NAME with --login")
+	case o.FromFile != "" && len(o.Repos) > 0:
+		return errors.New("--from-file and --repo cannot be used together: give one source of comments")
+	case len(o.Repos) > 0 && o.Login == "":
+		return errors.New("--repo needs --login: whose review comments to harvest")
+	case len(o.Repos) > 0 && persona.IsBot(o.Login):
+		return fmt.Errorf("--login %q is a bot: a persona imitates a person", o.Login)
+	case len(o.Repos) == 0 && (o.Since != "" || o.CacheDir != ""):
+		return errors.New("--since and --cache select and keep a GitHub harvest: use them with --repo")
 	case o.Name == "":
 		return errors.New("--name is required: the persona's id, " + config.NameRule)
 	case !config.ValidName(o.Name):
@@ -115,6 +142,18 @@ func (o *PersonaBuildOptions) validate() error {
 		return errors.New("--record and --replay cannot be used together")
 	case o.Anonymize && o.Login == "":
 		return errors.New("--anonymize needs --login: the login to keep out of the document")
+	}
+	for _, r := range o.Repos {
+		if _, _, err := splitRepo(r); err != nil {
+			return fmt.Errorf("--repo: %w", err)
+		}
+	}
+	if o.Since != "" {
+		t, err := parseSince(o.Since)
+		if err != nil {
+			return err
+		}
+		o.since = t
 	}
 	return nil
 }
@@ -132,29 +171,44 @@ func personaBuildRun(ctx context.Context, f *Factory, o *PersonaBuildOptions) er
 		return errors.New(keyHelp(cfg.Provider))
 	}
 
-	who := "every author in it (add --login to choose one)"
-	if o.Login != "" {
-		who = o.Login
-	}
-	fmt.Fprintf(f.Err, "council: reading the review comments of %s from %s; they are sent to %s (%s) to distill persona %q, and saved to %s\n",
-		who, o.FromFile, cfg.Provider, cfg.Model, o.Name, commentsPath(o.Out))
-
-	file, err := os.Open(o.FromFile)
-	if err != nil {
-		return fmt.Errorf("read comments: %w", err)
-	}
-	all, err := persona.ReadJSONL(file, o.FromFile)
-	file.Close()
-	if err != nil {
-		return err
+	var (
+		all      []persona.Comment
+		excluded []review.Count // left out before Select
+		repos    []string
+		from     = o.FromFile
+	)
+	if len(o.Repos) > 0 {
+		h, err := harvestCmd(ctx, f, o, cfg)
+		if err != nil {
+			return err
+		}
+		all, excluded, repos = h.comments, h.excluded, h.repos
+		from = strings.Join(repos, ", ")
+	} else {
+		who := "every author in it (add --login to choose one)"
+		if o.Login != "" {
+			who = o.Login
+		}
+		fmt.Fprintf(f.Err, "council: reading the review comments of %s from %s; they are sent to %s (%s) to distill persona %q, and saved to %s\n",
+			who, o.FromFile, cfg.Provider, cfg.Model, o.Name, commentsPath(o.Out))
+		file, err := os.Open(o.FromFile)
+		if err != nil {
+			return fmt.Errorf("read comments: %w", err)
+		}
+		all, err = persona.ReadJSONL(file, o.FromFile)
+		file.Close()
+		if err != nil {
+			return err
+		}
 	}
 	sel := persona.Select(all, o.Login)
+	sel.Excluded = mergeCounts(excluded, sel.Excluded)
 	if line := persona.ExclusionLine(sel.Excluded); line != "" {
-		fmt.Fprintf(f.Err, "council: read %s; %s\n", plural(len(all), "comment"), line)
+		fmt.Fprintf(f.Err, "council: read %s; %s\n", plural(len(all)+countAll(excluded), "comment"), line)
 	}
 	switch {
 	case len(sel.Kept) == 0:
-		return fmt.Errorf("%s: no comments left to learn from (%s)", o.FromFile, persona.ExclusionLine(sel.Excluded))
+		return fmt.Errorf("%s: no comments left to learn from (%s)", from, persona.ExclusionLine(sel.Excluded))
 	case o.Login == "" && len(sel.Authors) > 1:
 		return fmt.Errorf("%s has comments by %d authors (%s): a persona imitates one; choose with --login", o.FromFile, len(sel.Authors), strings.Join(sel.Authors, ", "))
 	}
@@ -208,6 +262,7 @@ func personaBuildRun(ctx context.Context, f *Factory, o *PersonaBuildOptions) er
 	doc := persona.Document(sel.Kept, res, persona.DocumentOptions{
 		Name: o.Name, Title: o.Title, Login: login, Anonymize: o.Anonymize,
 		CouncilVersion: Version, Model: cfg.Model, BuiltAt: time.Now(), Excluded: sel.Excluded, Stats: stats,
+		Repositories: repos,
 	})
 	data, err := persona.Marshal(doc)
 	if err != nil {

@@ -26,7 +26,13 @@ func TestPersonaBuildFlags(t *testing.T) {
 		want string // error; "" for none
 	}{
 		{"ok", ok, ""},
-		{"no file", ok[2:], "--from-file is required"},
+		{"no source", ok[2:], "no comments to learn from: give --from-file FILE"},
+		{"two sources", append(ok, "--repo", "o/r", "--login", "alice"), "--from-file and --repo cannot be used together"},
+		{"repo without login", append(ok[2:4:4], "--repo", "o/r", "--out", "a.yaml"), "--repo needs --login"},
+		{"bad repo", append(ok[2:4:4], "--repo", "o", "--login", "a", "--out", "a.yaml"), `--repo: "o" is not a repository`},
+		{"bot login", append(ok[2:4:4], "--repo", "o/r", "--login", "x[bot]", "--out", "a.yaml"), `--login "x[bot]" is a bot`},
+		{"since without repo", append(ok, "--since", "2026-01-01"), "use them with --repo"},
+		{"bad since", append(ok[2:4:4], "--repo", "o/r", "--login", "a", "--since", "May", "--out", "a.yaml"), `--since "May": want a date`},
 		{"bad name", append(ok[:2:2], "--name", "Alice!", "--out", "a.yaml"), `--name "Alice!": use`},
 		{"no out", ok[:4], "--out is required"},
 		{"out not yaml", append(ok[:4:4], "--out", "a.json"), `--out "a.json": a persona document is a .yaml or .yml file`},

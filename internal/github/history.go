@@ -14,6 +14,9 @@ import (
 type PRDetails struct {
 	PR
 	CreatedAt time.Time
+	// UpdatedAt is GitHub's updated_at: the latest push, review, comment, merge or edit. A
+	// cache of the pull request's history is current while it has not moved.
+	UpdatedAt time.Time
 	// Merged is set once the pull request was merged; HeadSHA is then the merged head.
 	Merged         bool
 	MergedAt       time.Time
@@ -46,6 +49,8 @@ type HistoryComment struct {
 	UserType          string
 	OriginalCommitID  string
 	OriginalStartLine int // first line of a multi-line range at OriginalCommitID; 0 for one line
+	// DiffHunk is the diff GitHub shows above the comment, ending at its line.
+	DiffHunk string
 }
 
 // History is everything a pull request's review left behind: the pull request, every review
@@ -74,9 +79,9 @@ func (c *Client) PullRequestDetails(ctx context.Context, owner, repo string, n i
 func prDetails(p *gh.PullRequest, owner, repo string) PRDetails {
 	return PRDetails{
 		PR:        pullRequest(p, owner, repo),
-		CreatedAt: p.GetCreatedAt().Time,
-		Merged:    p.GetMerged() || !p.GetMergedAt().IsZero(),
-		MergedAt:  p.GetMergedAt().Time, MergeCommitSHA: mergeCommit(p),
+		CreatedAt: p.GetCreatedAt().Time, UpdatedAt: p.GetUpdatedAt().Time,
+		Merged:   p.GetMerged() || !p.GetMergedAt().IsZero(),
+		MergedAt: p.GetMergedAt().Time, MergeCommitSHA: mergeCommit(p),
 	}
 }
 
@@ -142,6 +147,7 @@ func (c *Client) History(ctx context.Context, owner, repo string, n int) (Histor
 		h.Comments = append(h.Comments, HistoryComment{
 			ReviewComment: reviewComment(cm), UserType: cm.GetUser().GetType(),
 			OriginalCommitID: cm.GetOriginalCommitID(), OriginalStartLine: cm.GetOriginalStartLine(),
+			DiffHunk: cm.GetDiffHunk(),
 		})
 	}
 	// Threads come from GraphQL, one more request per 100: only worth it when there are any.

@@ -65,6 +65,9 @@ func TestHistory(t *testing.T) {
 	if !h.PR.Merged || h.PR.HeadSHA != newHead || h.PR.MergeCommitSHA != strings.Repeat("d", 40) || h.PR.State != "closed" {
 		t.Errorf("PR = %+v, want merged at %s", h.PR, newHead)
 	}
+	if h.PR.UpdatedAt.Before(h.PR.MergedAt) {
+		t.Errorf("updated %v before merged %v", h.PR.UpdatedAt, h.PR.MergedAt)
+	}
 	if h.PR.CreatedAt.IsZero() || !h.PR.MergedAt.After(h.PR.CreatedAt) {
 		t.Errorf("created %v, merged %v: want both, in that order", h.PR.CreatedAt, h.PR.MergedAt)
 	}
@@ -77,20 +80,21 @@ func TestHistory(t *testing.T) {
 	if d := cmp.Diff(wantReviews, reviews); d != "" {
 		t.Errorf("reviews (-want +got):\n%s", d)
 	}
+	const hunk = "@@ -20,4 +21,5 @@ func helper() {\n \ta := 1\n-\tb := 2\n+\tb := 3\n+\tc := 4"
 	want := []github.HistoryComment{
 		{
 			ReviewComment: github.ReviewComment{
 				Path: "main.go", Body: "c is never read", Side: "RIGHT", StartSide: "RIGHT",
 				ReviewID: rv.ID, OriginalLine: 23, CommitID: headSHA, User: "bob",
 			},
-			UserType: "User", OriginalCommitID: headSHA, OriginalStartLine: 22,
+			UserType: "User", OriginalCommitID: headSHA, OriginalStartLine: 22, DiffHunk: hunk,
 		},
 		{
 			ReviewComment: github.ReviewComment{
 				Path: "main.go", Body: "fixed", Side: "RIGHT", StartSide: "RIGHT",
 				OriginalLine: 23, CommitID: headSHA, InReplyTo: comments[0].ID, User: githubtest.DefaultLogin,
 			},
-			UserType: "User", OriginalCommitID: headSHA, OriginalStartLine: 22,
+			UserType: "User", OriginalCommitID: headSHA, OriginalStartLine: 22, DiffHunk: hunk,
 		},
 	}
 	ignore := cmpopts.IgnoreFields(github.ReviewComment{}, "ID", "HTMLURL", "CreatedAt", "ReviewID")

@@ -1,5 +1,6 @@
 // Package persona builds a persona, a reviewer document that imitates one maintainer, from
-// that maintainer's past review comments: it reads them (the JSON-lines contract of Comment),
+// that maintainer's past review comments: it reads them (the JSON-lines contract of Comment,
+// or harvested from GitHub through a client and a cache the caller gives, Harvest),
 // selects the ones that say something, computes their statistics exactly, asks a model to
 // distill themes and voice from them, and writes the document with exemplars quoted verbatim
 // from real comments.

@@ -27,6 +27,9 @@ type DocumentOptions struct {
 	BuiltAt        time.Time
 	Excluded       []review.Count // what Select left out
 	Stats          Stats
+	// Repositories are the repositories the comments were harvested from; when empty, those
+	// the comments name.
+	Repositories []string
 }
 
 // Document builds the persona from the comments given to Distill and its result. Exemplars
@@ -52,6 +55,9 @@ func Document(comments []Comment, res Result, o DocumentOptions) review.Reviewer
 		exemplars = append(exemplars, exemplar(comments[i]))
 	}
 	repos := map[string]bool{}
+	for _, r := range o.Repositories {
+		repos[r] = true
+	}
 	for _, c := range comments {
 		if c.Repo != "" {
 			repos[c.Repo] = true

@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/council-dev/council/internal/config"
+	"github.com/council-dev/council/internal/github"
+	"github.com/council-dev/council/internal/persona"
+	"github.com/council-dev/council/internal/review"
+)
+
+// parseSince reads --since: a date (2026-01-31) or an RFC 3339 time.
+func parseSince(s string) (time.Time, error) {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		if t, err = time.Parse(time.RFC3339, s); err != nil {
+			return time.Time{}, fmt.Errorf("--since %q: want a date such as 2026-01-31, or an RFC 3339 time such as 2026-01-31T12:00:00Z", s)
+		}
+	}
+	return t, nil
+}
+
+// personaCacheDir is where harvests are cached by default: the user cache directory.
+func personaCacheDir() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("find the user cache directory (give --cache DIR): %w", err)
+	}
+	return filepath.Join(dir, "council", "persona"), nil
+}
+
+// dirCache is persona.Cache on disk: DIR/<owner>/<repo>/<login>/pr-<n>.json, one file per pull
+// request, written whole (a temporary file renamed) so that an interrupted run leaves no half
+// file. The login is part of the path: two personas of one repository do not evict each other.
+type dirCache struct {
+	dir   string
+	login string
+}
+
+var _ persona.Cache = dirCache{}
+
+func (c dirCache) path(repo string, pr int) string {
+	owner, name, _ := strings.Cut(repo, "/")
+	return filepath.Join(c.dir, owner, name, strings.ToLower(c.login), "pr-"+strconv.Itoa(pr)+".json")
+}
+
+// Load reads a cached pull request. A file that does not decode is a miss: it is read again
+// and overwritten.
+func (c dirCache) Load(repo string, pr int) (persona.HarvestedPR, bool, error) {
+	data, err := os.ReadFile(c.path(repo, pr))
+	if errors.Is(err, fs.ErrNotExist) {
+		return persona.HarvestedPR{}, false, nil
+	}
+	if err != nil {
+		return persona.HarvestedPR{}, false, fmt.Errorf("read the cache: %w", err)
+	}
+	var h persona.HarvestedPR
+	if json.Unmarshal(data, &h) != nil || h.PR != pr {
+		return persona.HarvestedPR{}, false, nil
+	}
+	return h, true, nil
+}
+
+func (c dirCache) Store(repo string, pr int, h persona.HarvestedPR) error {
+	p := c.path(repo, pr)
+	data, err := json.Marshal(h)
+	if err != nil {
+		return fmt.Errorf("write the cache: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("write the cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".pr-*.json")
+	if err != nil {
+		return fmt.Errorf("write the cache: %w", err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("write the cache: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("write the cache: %w", err)
+	}
+	return nil
+}
+
+// harvested is what the --repo harvest gives the rest of persona build.
+type harvested struct {
+	comments []persona.Comment
+	excluded []review.Count // bots, in persona.Select's order
+	repos    []string
+}
+
+// harvestRepos reads o.Login's comments in every --repo, a repository after the other.
+func harvestRepos(ctx context.Context, f *Factory, o *PersonaBuildOptions, client *github.Client, cacheDir string) (harvested, error) {
+	var out harvested
+	bots := 0
+	cache := dirCache{dir: cacheDir, login: o.Login}
+	for _, r := range o.Repos {
+		owner, name, _ := splitRepo(r) // checked by validate
+		before := client.Requests()
+		res, err := persona.Harvest(ctx, client, persona.HarvestOptions{Owner: owner, Repo: name, Login: o.Login, Since: o.since, Cache: cache})
+		for _, e := range res.Excluded {
+			bots += e.Count
+		}
+		if err != nil {
+			if github.IsNotFound(err) {
+				return out, fmt.Errorf("no repository %s/%s, or the token cannot see it: check the name, and that GITHUB_TOKEN (or GH_TOKEN) can read it: %w", owner, name, err)
+			}
+			return out, fmt.Errorf("%w (the %d pull requests read so far are cached in %s: run again to resume)", err, res.Fetched+res.Cached, cacheDir)
+		}
+		fmt.Fprintf(f.Err, "council: %s/%s: %s (%d read from GitHub, %d from the cache, %d opened by %s and not read): %s by %s; %s\n",
+			owner, name, plural(res.PRs, "pull request"), res.Fetched, res.Cached, res.OwnPRs, o.Login,
+			plural(len(res.Comments), "comment"), o.Login, plural(client.Requests()-before, "GitHub request"))
+		out.comments = append(out.comments, res.Comments...)
+		out.repos = append(out.repos, owner+"/"+name)
+	}
+	if bots > 0 {
+		out.excluded = []review.Count{{Name: persona.ExcludedBot, Count: bots}}
+	}
+	return out, nil
+}
+
+// mergeCounts adds counts of the same reason, keeping the order in which reasons first appear.
+func mergeCounts(lists ...[]review.Count) []review.Count {
+	var out []review.Count
+	at := map[string]int{}
+	for _, l := range lists {
+		for _, c := range l {
+			if i, ok := at[c.Name]; ok {
+				out[i].Count += c.Count
+				continue
+			}
+			at[c.Name] = len(out)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// apiHost is the host of the GitHub API a client talks to, for the consent line.
+func apiHost(base string) string {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return base
+	}
+	return u.Host
+}
+
+func countAll(cs []review.Count) int {
+	n := 0
+	for _, c := range cs {
+		n += c.Count
+	}
+	return n
+}
+
+// harvestCmd says whose comments it reads and where, then harvests them from GitHub.
+func harvestCmd(ctx context.Context, f *Factory, o *PersonaBuildOptions, cfg config.Config) (harvested, error) {
+	ghOpts, err := githubOptions(f.Getenv)
+	if err != nil {
+		return harvested{}, err
+	}
+	client, err := github.New(ghOpts)
+	if err != nil {
+		return harvested{}, fmt.Errorf("GitHub: %w", err)
+	}
+	cacheDir := o.CacheDir
+	if cacheDir == "" {
+		if cacheDir, err = personaCacheDir(); err != nil {
+			return harvested{}, err
+		}
+	}
+	since := "every pull request"
+	if o.Since != "" {
+		since = "since " + o.Since
+	}
+	fmt.Fprintf(f.Err, "council: reading the review comments of %s in %s (%s) from GitHub (%s); they are cached in %s, sent to %s (%s) to distill persona %q, and saved to %s\n",
+		o.Login, strings.Join(o.Repos, ", "), since, apiHost(client.BaseURL()), cacheDir, cfg.Provider, cfg.Model, o.Name, commentsPath(o.Out))
+	return harvestRepos(ctx, f, o, client, cacheDir)
+}

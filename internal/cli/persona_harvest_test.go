@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/council-dev/council/internal/github"
+	"github.com/council-dev/council/internal/github/githubtest"
+	"github.com/council-dev/council/internal/persona"
+	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
+)
+
+func TestPersonaBuildRepoFlags(t *testing.T) {
+	t.Parallel()
+	var got *PersonaBuildOptions
+	cmd := NewCmdPersonaBuild(&Factory{}, func(_ context.Context, o *PersonaBuildOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--repo", "o/a", "--repo", "o/b", "--login", "alice", "--since", "2026-01-31", "--cache", "c", "--name", "alice", "--out", "a.yaml"})
+	cmd.SetOut(&strings.Builder{})
+	cmd.SetErr(&strings.Builder{})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got.Repos, ",") != "o/a,o/b" || got.since.Format("2006-01-02") != "2026-01-31" || got.CacheDir != "c" {
+		t.Errorf("options %+v", got)
+	}
+}
+
+// seedHarvest serves acme/widgets with alice's reviews on prs pull requests by dev, one on
+// a pull request of her own, a bot's review and an acknowledgement of hers.
+func seedHarvest(t *testing.T, prs int) (*githubtest.Server, map[string]string) {
+	t.Helper()
+	users := map[string]string{aliceToken: "alice", devToken: "dev", botToken: "helper[bot]"}
+	opts := []githubtest.Option{githubtest.WithToken(importToken), githubtest.WithClock(importClock()), githubtest.WithMaxPerPage(2)}
+	for tok, login := range users {
+		opts = append(opts, githubtest.WithUser(tok, login, githubtest.PullRequestsWrite))
+	}
+	srv := githubtest.New(t, opts...)
+	as := map[string]*github.Client{}
+	for tok, login := range users {
+		c, err := github.New(github.Options{Token: tok, BaseURL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		as[login] = c
+	}
+	ctx := context.Background()
+	patch := "diff --git a/h.go b/h.go\nnew file mode 100644\nindex 0000000000000000000000000000000000000000..1111111111111111111111111111111111111111\n--- /dev/null\n+++ b/h.go\n@@ -0,0 +1,3 @@\n+a\n+b\n+c\n"
+	review := func(who string, n int, body string, cs ...github.ReviewComment) {
+		t.Helper()
+		pr, err := as["dev"].PullRequest(ctx, "acme", "widgets", n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := as[who].CreateReview(ctx, "acme", "widgets", n, github.ReviewRequest{CommitID: pr.HeadSHA, Body: body, Comments: cs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for n := 1; n <= prs; n++ {
+		srv.AddPR("acme", "widgets", githubtest.PR{Number: n, Author: "dev"}, patch, nil)
+		review("alice", n, "", github.ReviewComment{Path: "h.go", Line: 2, Body: fmt.Sprintf("I think #%d drops the error from `Close`. Could we return it? WDYT?", n)})
+	}
+	review("helper[bot]", 1, "Coverage 80%")
+	cs, err := as["dev"].ReviewComments(ctx, "acme", "widgets", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := as["dev"].ReplyToReviewComment(ctx, "acme", "widgets", 1, cs[0].ID, "Done, but see the caller.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := as["alice"].ReplyToReviewComment(ctx, "acme", "widgets", 1, reply.ID, "Thanks!"); err != nil {
+		t.Fatal(err)
+	}
+	srv.AddPR("acme", "widgets", githubtest.PR{Number: prs + 1, Author: "alice"}, patch, nil)
+	review("alice", prs+1, "Note to self: split this up before merging, it is far too large to review.")
+	return srv, map[string]string{"GITHUB_TOKEN": importToken, "GITHUB_API_URL": srv.URL}
+}
+
+func TestPersonaBuildFromRepo(t *testing.T) {
+	t.Parallel()
+	srv, env := seedHarvest(t, 5)
+	fake := anthropictest.New(t, anthropictest.WithRespond(personaModel))
+	env["ANTHROPIC_API_KEY"], env["ANTHROPIC_BASE_URL"] = anthropictest.DefaultAPIKey, fake.URL
+	dir := t.TempDir()
+	out, cache := filepath.Join(dir, "alice.yaml"), filepath.Join(dir, "cache")
+	args := []string{"persona", "build", "--repo", "acme/widgets", "--login", "alice", "--since", "2020-01-01", "--cache", cache, "--name", "alice", "--out", out}
+
+	r := council(t, env, args...)
+	if r.code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.err)
+	}
+	host := strings.TrimPrefix(strings.TrimSuffix(srv.URL, "/"), "http://")
+	host, _, _ = strings.Cut(host, "/")
+	consent := "council: reading the review comments of alice in acme/widgets (since 2020-01-01) from GitHub (" + host + "); they are cached in " + cache + ", sent to anthropic (claude-sonnet-4-5)"
+	if !strings.HasPrefix(r.err, consent) {
+		t.Errorf("stderr does not open with the consent line %q:\n%s", consent, r.err)
+	}
+	for _, s := range []string{
+		"acme/widgets: 6 pull requests (5 read from GitHub, 0 from the cache, 1 opened by alice and not read): 6 comments by alice",
+		"excluded 1: 1 only acknowledges", "request 1 of 1 (all comments): 5 comments", "wrote persona alice to " + out,
+	} {
+		if !strings.Contains(r.err, s) {
+			t.Errorf("stderr lacks %q:\n%s", s, r.err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "alice.comments.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := persona.ReadJSONL(strings.NewReader(string(data)), "saved")
+	if err != nil || len(saved) != 5 || saved[0].DiffHunk == "" || saved[0].Repo != "acme/widgets" {
+		t.Errorf("saved comments %+v, %v", saved, err)
+	}
+	r = council(t, env, "persona", "show", out)
+	if !strings.Contains(r.out, "source: 5 comments by alice in acme/widgets") {
+		t.Errorf("show:\n%s", r.out)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "acme", "widgets", "alice", "pr-1.json")); err != nil {
+		t.Errorf("no cache file: %v", err)
+	}
+
+	// A second run sends the listing only: 6 pull requests, 2 a page, 3 requests.
+	before := srv.Requests()
+	r = council(t, env, args...)
+	if r.code != ExitOK {
+		t.Fatalf("second run: exit %d; stderr:\n%s", r.code, r.err)
+	}
+	if sent := srv.Requests() - before; sent != 3 {
+		t.Errorf("second run sent %d requests to GitHub, want 3 (the listing)", sent)
+	}
+	if !strings.Contains(r.err, "(0 read from GitHub, 5 from the cache, 1 opened by alice and not read)") {
+		t.Errorf("second run stderr:\n%s", r.err)
+	}
+}
