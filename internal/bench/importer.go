@@ -138,7 +138,28 @@ const NoHumanReview = "no review by a human other than the author"
 const (
 	DropByAuthor = "written by the pull request's author"
 	DropReply    = "a reply in a thread that is not ground truth"
+	// DropNotByAuthor is a truth item left out because Importer.Authors does not name its
+	// author (council persona eval keeps only the evaluated maintainer's comments).
+	DropNotByAuthor = "not by the evaluated author"
 )
+
+// KeepAuthors moves every truth item of r not written by one of logins (case-insensitive) to
+// Dropped with DropNotByAuthor. No logins keeps every item.
+func KeepAuthors(r Round, logins []string) Round {
+	if len(logins) == 0 {
+		return r
+	}
+	var kept []Truth
+	for _, t := range r.Truth {
+		if slices.ContainsFunc(logins, func(l string) bool { return strings.EqualFold(l, t.Author) }) {
+			kept = append(kept, t)
+			continue
+		}
+		r.Dropped = append(r.Dropped, Dropped{ID: t.ID, Author: t.Author, Body: t.Body, Reason: DropNotByAuthor})
+	}
+	r.Truth = kept
+	return r
+}
 
 // Round is a pull request's first human review round: the commit its first human reviewer
 // saw, and what the humans said about that commit.
@@ -409,6 +430,9 @@ type Importer struct {
 	Ignore []string
 	// Repo is where the samples say the repository is; Import fills its Name.
 	Repo Repo
+	// Authors, when set, keeps only the truth items these logins wrote (case-insensitive);
+	// the others are dropped with DropNotByAuthor.
+	Authors []string
 }
 
 // Imported is one imported pull request.
@@ -435,6 +459,7 @@ func (im *Importer) Import(ctx context.Context, owner, repo string, n int) (Impo
 	if err != nil {
 		return Imported{}, err
 	}
+	round = KeepAuthors(round, im.Authors)
 	if err := im.Git.Fetch(ctx, round.Head); err != nil {
 		return Imported{}, skipPR("the first reviewed commit %s (reviewed by %s) is not in the clone and cannot be fetched by SHA "+
 			"(force-pushed away and no longer served?): %v", shortCommit(round.Head), round.Reviewer, err)

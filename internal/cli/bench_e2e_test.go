@@ -96,6 +96,23 @@ func TestBenchEndToEnd(t *testing.T) {
 		}
 	}
 
+	// --by-author: alice wrote 3 of the truth items (1 matched at L2), bob 1 (matched).
+	ba := council(t, env, "bench", "score", run, "--truth", dataset, "--by-author", "--out", filepath.Join(work, "by-author.json"))
+	if ba.code != ExitOK {
+		t.Fatalf("score --by-author: exit %d\n%s", ba.code, ba.err)
+	}
+	rows := map[string]string{}
+	_, table, _ := strings.Cut(ba.out, "recall by truth author:")
+	for _, line := range strings.Split(table, "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			rows[f[0]] = line
+		}
+	}
+	if !strings.Contains(rows["author"], "L2") || !strings.HasSuffix(strings.TrimSpace(rows["alice"]), "0.33 (1/3)") ||
+		!strings.HasSuffix(strings.TrimSpace(rows["bob"]), "1.00 (1/1)") {
+		t.Errorf("--by-author table:\n%s", ba.out)
+	}
+
 	// The judge (L3), on the same fake: it says the lock comment and the lock finding are the
 	// same issue, nothing else is, and the Atoi finding nobody matched at L3 is plausible.
 	model.SetRespond(func(req anthropictest.Request) anthropictest.Reply {

@@ -129,6 +129,7 @@ type importRun struct {
 	o        *BenchImportOptions
 	gh       *github.Client
 	ignore   []string
+	authors  []string // persona eval: keep only these logins' truth items
 	log      bench.ImportLog
 	clones   []*source.Git // closed when the run ends
 	imported int
@@ -313,7 +314,7 @@ func (r *importRun) importer(ctx context.Context, owner, repo string) (*bench.Im
 		}
 	}
 	c.sources = append(c.sources, fetchSource{remote: remote, cred: gitCredential(r.f.Getenv, r.gh.BaseURL())})
-	return &bench.Importer{GitHub: githubHistory{r.gh}, Git: c, Ignore: r.ignore, Repo: where}, nil
+	return &bench.Importer{GitHub: githubHistory{r.gh}, Git: c, Ignore: r.ignore, Repo: where, Authors: r.authors}, nil
 }
 
 // openClone opens the repository at dir, or makes one of a directory that does not exist yet

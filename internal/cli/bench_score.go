@@ -31,6 +31,7 @@ type BenchScoreOptions struct {
 	Seed       int64
 	Judge      string // provider:model
 	ConfigPath string
+	ByAuthor   bool // print recall per truth author
 
 	thresholdSet bool       // --threshold was given (else the config's)
 	windowSet    bool       // --line-window was given
@@ -59,7 +60,8 @@ summed up on stdout. The threshold and window default to .council.yaml's bench s
 council bench calibrate to measure the threshold on hand labels).`,
 		Example: `  council bench score runs/sonnet --truth bench/mine
   council bench score runs/sonnet --truth bench/mine --threshold 0.3 --bootstrap 5000 --out sonnet.json
-  council bench score runs/sonnet --truth bench/mine --judge anthropic:claude-haiku-4-5`,
+  council bench score runs/sonnet --truth bench/mine --judge anthropic:claude-haiku-4-5
+  council bench score runs/sonnet --truth bench/mine --by-author`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.RunDir = args[0]
@@ -84,6 +86,7 @@ council bench calibrate to measure the threshold on hand labels).`,
 	fl.Int64Var(&opts.Seed, "seed", def.Seed, "seed of the resampling: the same seed gives the same intervals")
 	fl.StringVar(&opts.Judge, "judge", "", "add tier L3: ask `provider:model` whether each same-file pair is the same issue")
 	fl.StringVar(&opts.ConfigPath, "config", "", "config `FILE` for the defaults (default ./.council.yaml when present)")
+	fl.BoolVar(&opts.ByAuthor, "by-author", false, "also print the recall of each truth author's comments, per tier")
 	return cmd
 }
 
@@ -196,6 +199,9 @@ func benchScoreRun(ctx context.Context, f *Factory, o *BenchScoreOptions) error 
 		return fmt.Errorf("write the score: %w", err)
 	}
 	printScore(f.Out, sc)
+	if o.ByAuthor {
+		printByAuthor(f.Out, sc)
+	}
 	fmt.Fprintf(f.Err, "council: wrote %s\n", out)
 	return nil
 }
@@ -353,5 +359,37 @@ func printScore(w io.Writer, sc bench.Score) {
 		for _, n := range sc.NotScored {
 			fmt.Fprintf(w, "  %s: %s\n", n.ID, n.Reason)
 		}
+	}
+}
+
+// printByAuthor is score.json's recall_by_author as a table: one row per truth author, one
+// column per tier, each "recall (hits/total)".
+func printByAuthor(w io.Writer, sc bench.Score) {
+	var tiers []string
+	rows := map[string]map[string]bench.Rate{}
+	var authors []string
+	for _, t := range sc.Tiers {
+		tiers = append(tiers, t.Tier)
+		for _, r := range sc.ByAuthor[t.Tier] {
+			if rows[r.Group] == nil {
+				rows[r.Group] = map[string]bench.Rate{}
+				authors = append(authors, r.Group)
+			}
+			rows[r.Group][t.Tier] = r
+		}
+	}
+	slices.Sort(authors)
+	fmt.Fprintf(w, "\nrecall by truth author:\n%-20s", "author")
+	for _, t := range tiers {
+		fmt.Fprintf(w, "  %-16s", t)
+	}
+	fmt.Fprintln(w)
+	for _, a := range authors {
+		fmt.Fprintf(w, "%-20s", a)
+		for _, t := range tiers {
+			r := rows[a][t]
+			fmt.Fprintf(w, "  %-16s", fmt.Sprintf("%.2f (%d/%d)", r.Recall, r.Hits, r.Total))
+		}
+		fmt.Fprintln(w)
 	}
 }

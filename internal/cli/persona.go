@@ -26,12 +26,14 @@ import (
 func NewCmdPersona(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "persona",
-		Short: "Build and inspect personas: reviewers that imitate a real maintainer",
-		Long: `Build a persona from one maintainer's past review comments, and inspect a persona document.
+		Short: "Build, inspect and evaluate personas: reviewers that imitate a real maintainer",
+		Long: `Build a persona from one maintainer's past review comments, inspect a persona document, and
+measure how well a persona finds what its maintainer raised on pull requests it never saw.
 docs/personas.md describes the comments file, what is computed and what the model is asked.`,
 	}
 	cmd.AddCommand(NewCmdPersonaBuild(f, nil))
 	cmd.AddCommand(NewCmdPersonaShow(f, nil))
+	cmd.AddCommand(NewCmdPersonaEval(f, nil))
 	return cmd
 }
 
@@ -50,6 +52,9 @@ type PersonaBuildOptions struct {
 	ReplayDir       string
 
 	since time.Time
+	// harvest, when set, is the comments to build from, already harvested (persona eval
+	// gives the part of a harvest it does not hold out).
+	harvest *harvested
 }
 
 // NewCmdPersonaBuild declares `council persona build`. runF replaces the behaviour in
@@ -177,7 +182,10 @@ func personaBuildRun(ctx context.Context, f *Factory, o *PersonaBuildOptions) er
 		repos    []string
 		from     = o.FromFile
 	)
-	if len(o.Repos) > 0 {
+	if o.harvest != nil {
+		all, excluded, repos = o.harvest.comments, o.harvest.excluded, o.harvest.repos
+		from = strings.Join(repos, ", ")
+	} else if len(o.Repos) > 0 {
 		h, err := harvestCmd(ctx, f, o, cfg)
 		if err != nil {
 			return err
