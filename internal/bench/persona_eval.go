@@ -17,6 +17,10 @@ type PersonaEvalInput struct {
 	Persona             string
 	Voice               []string
 	AuthorBodies        []string
+	// LensesVerdicts and WithPersonaVerdicts are the judge's answers on each run, gathered
+	// beforehand; with both, every score gains tier L3. The persona alone is scored with the
+	// with-persona run's answers: its findings are that run's.
+	LensesVerdicts, WithPersonaVerdicts *Verdicts
 }
 
 // PersonaEval is the outcome of council persona eval: report.json.
@@ -80,9 +84,13 @@ func OnlyReviewer(in ScoreInput, reviewer string) ScoreInput {
 // EvalPersona scores the persona alone, the lenses alone and the council with the persona on
 // the same truth, and measures the persona's voice. It is pure: the caller reads the runs.
 func EvalPersona(in PersonaEvalInput, opts ScoreOptions) PersonaEval {
-	alone := ScoreRun(OnlyReviewer(in.WithPersona, in.Persona), opts, nil)
-	lenses := ScoreRun(in.Lenses, opts, nil)
-	whole := ScoreRun(in.WithPersona, opts, nil)
+	lv, wv := in.LensesVerdicts, in.WithPersonaVerdicts
+	if lv == nil || wv == nil {
+		lv, wv = nil, nil // L3 for one run only would compare a judged tier with nothing
+	}
+	alone := ScoreRun(OnlyReviewer(in.WithPersona, in.Persona), opts, wv)
+	lenses := ScoreRun(in.Lenses, opts, lv)
+	whole := ScoreRun(in.WithPersona, opts, wv)
 	ev := PersonaEval{Persona: in.Persona, Samples: alone.Samples, TruthItems: alone.TruthItems, Adds: []TruthOutcome{}}
 
 	lensHit := map[string]map[string]bool{} // tier -> sample/truth id

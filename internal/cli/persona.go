@@ -40,9 +40,11 @@ docs/personas.md describes the comments file, what is computed and what the mode
 // PersonaBuildOptions are the flags of `council persona build`.
 type PersonaBuildOptions struct {
 	FromFile        string
-	Repos           []string // owner/name: harvest from GitHub instead of FromFile
-	Since           string   // with Repos: pull requests created on or after this date
-	CacheDir        string   // with Repos: the harvest cache; empty for the user cache directory
+	Repos           []string      // owner/name: harvest from GitHub instead of FromFile
+	Since           string        // with Repos: pull requests created on or after this date
+	CacheDir        string        // with Repos: the harvest cache; empty for the user cache directory
+	MaxAge          time.Duration // with Repos: a cached listing younger than this is used
+	Refresh         bool          // with Repos: list from GitHub whatever the cached listing's age
 	Name, Title     string
 	Out             string
 	Login           string
@@ -69,8 +71,10 @@ in docs/personas.md), or harvested from GitHub: with --repo (repeatable) and --l
 review comments and review bodies of LOGIN on the pull requests of each repository, newest first,
 back to --since. Pull requests LOGIN opened are not read. Each pull request's harvest is cached
 (--cache DIR, default the user cache directory's council/persona) and read again only when its
-updated_at moved: a second run sends only the listing requests, one per 100 pull requests, and an
-interrupted run resumes where it stopped. GitHub credentials are read as for council bench import:
+updated_at moved, and so is the listing of each repository's pull requests: a run within --max-age
+(default 24h) of the last complete listing, back to the same --since or earlier, sends no request
+to GitHub at all. --refresh lists again (one request per 100 pull requests) and reads only the pull
+requests that changed. An interrupted run resumes where it stopped. GitHub credentials are read as for council bench import:
 GITHUB_TOKEN or GH_TOKEN (or a GitHub App's), GITHUB_API_URL for GitHub Enterprise Server.
 
 It says whose comments it reads before reading them, leaves out bots and
@@ -109,6 +113,8 @@ credentials); 3 when the model failed or gave an answer that cannot be used.`,
 	fl.StringArrayVar(&opts.Repos, "repo", nil, "harvest the review comments of --login in `OWNER/NAME` from GitHub (repeatable)")
 	fl.StringVar(&opts.Since, "since", "", "with --repo: only pull requests created on or after `DATE` (2026-01-31 or RFC 3339)")
 	fl.StringVar(&opts.CacheDir, "cache", "", "with --repo: cache each pull request's harvest under `DIR` (default: the user cache directory)")
+	fl.DurationVar(&opts.MaxAge, "max-age", defaultMaxAge, "with --repo: use a cached listing of the pull requests younger than `DURATION`")
+	fl.BoolVar(&opts.Refresh, "refresh", false, "with --repo: list the pull requests from GitHub whatever the cached listing's age")
 	fl.StringVar(&opts.Name, "name", "", "the persona's `NAME`, its reviewer id: "+config.NameRule+" (required)")
 	fl.StringVar(&opts.Out, "out", "", "write the persona document to `PATH`, a .yaml file (required)")
 	fl.StringVar(&opts.Login, "login", "", "keep only the comments of `LOGIN` (case-insensitive; required with --repo)")
@@ -131,8 +137,10 @@ func (o *PersonaBuildOptions) validate() error {
 		return errors.New("--repo needs --login: whose review comments to harvest")
 	case len(o.Repos) > 0 && persona.IsBot(o.Login):
 		return fmt.Errorf("--login %q is a bot: a persona imitates a person", o.Login)
-	case len(o.Repos) == 0 && (o.Since != "" || o.CacheDir != ""):
-		return errors.New("--since and --cache select and keep a GitHub harvest: use them with --repo")
+	case len(o.Repos) == 0 && (o.Since != "" || o.CacheDir != "" || o.Refresh):
+		return errors.New("--since, --cache and --refresh select and keep a GitHub harvest: use them with --repo")
+	case o.MaxAge < 0:
+		return fmt.Errorf("--max-age %s: give a duration of 0 (always list from GitHub) or more, such as 24h", o.MaxAge)
 	case o.Name == "":
 		return errors.New("--name is required: the persona's id, " + config.NameRule)
 	case !config.ValidName(o.Name):

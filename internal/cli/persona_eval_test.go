@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/council-dev/council/internal/bench"
 	"github.com/council-dev/council/internal/github"
@@ -63,12 +67,27 @@ func seedEval(t *testing.T) importSetup {
 type evalModel struct {
 	mu      sync.Mutex
 	distill []string
+	judged  []string // the judge's questions: "same" or "plausible"
 }
 
 func (m *evalModel) respond(req anthropictest.Request) anthropictest.Reply {
 	last := req.Messages[len(req.Messages)-1].Content
 	text := last[len(last)-1].Text
+	system := ""
+	for _, b := range req.System {
+		system += b.Text
+	}
 	switch {
+	case strings.Contains(system, "You compare code review comments"):
+		m.mu.Lock()
+		m.judged = append(m.judged, "same")
+		m.mu.Unlock()
+		return anthropictest.TextReply(`{"reason": "both say the mutex stays locked when load fails", "same": true}`)
+	case strings.Contains(system, "You check findings of an automated code reviewer"):
+		m.mu.Lock()
+		m.judged = append(m.judged, "plausible")
+		m.mu.Unlock()
+		return anthropictest.TextReply(`{"reason": "grounded in the quote", "verdict": "plausible"}`)
 	case hasTool(req, persona.Tool):
 		m.mu.Lock()
 		for _, msg := range req.Messages {
@@ -83,7 +102,7 @@ func (m *evalModel) respond(req anthropictest.Request) anthropictest.Reply {
 		return personaModel(req)
 	case hasTool(req, "submit_verdicts"):
 		return anthropictest.ToolReply("submit_verdicts", demoVerdict(text))
-	case strings.Contains(text, "as Alice now"):
+	case strings.Contains(text, "as Alice now"), strings.Contains(text, "as Sage now"):
 		return anthropictest.ToolReply("submit_review", map[string]any{"findings": []any{map[string]any{
 			"path": "cache.go", "line": 27, "start_line": 26, "quote": "\tif err != nil {\n\t\treturn \"\", err",
 			"severity": "high", "category": "concurrency", "title": "Lookup keeps the mutex locked when load fails",
@@ -187,6 +206,74 @@ func TestPersonaEvalEndToEnd(t *testing.T) {
 	}
 }
 
+func TestPersonaEvalJudge(t *testing.T) {
+	t.Parallel()
+	s := seedEval(t)
+	m := &evalModel{}
+	fake := anthropictest.New(t, anthropictest.WithRespond(m.respond))
+	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": fake.URL}
+	for k, v := range s.env {
+		env[k] = v
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "eval")
+	r := council(t, env, "persona", "eval", "--repo", "acme/widget", "--login", "alice", "--holdout", "1",
+		"--cache", filepath.Join(dir, "cache"), "--clone", s.repo.clone, "--out", out, "--judge", "anthropic:claude-haiku-4-5",
+		"--anonymize", "--name", "sage")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.out, r.err)
+	}
+	m.mu.Lock()
+	if !slices.Contains(m.judged, "same") {
+		t.Errorf("the judge was not asked whether a pair is the same issue: %v", m.judged)
+	}
+	m.mu.Unlock()
+	var rep evalReport
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "report.json"))), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if l3 := tierOf(rep.Eval, bench.TierL3); l3.PersonaRecall != 1 || l3.LensesRecall != 0 || l3.Adds != 1 {
+		t.Errorf("L3 %+v: want the persona's recall 1, the lenses' 0, 1 added", l3)
+	}
+	md := readFile(t, filepath.Join(out, "report.md"))
+	for _, want := range []string{"| L3 | 1.00 (1) |", "L3: the judge said the same issue"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	for _, p := range []string{"runs/lenses/score.json", "runs/with-persona/score.json"} {
+		if sc := readFile(t, filepath.Join(out, p)); !strings.Contains(sc, `"L3"`) {
+			t.Errorf("%s has no L3 tier", p)
+		}
+	}
+	// --anonymize: the login appears in none of what the persona and the report say.
+	for _, p := range []string{"persona.yaml", "persona.comments.jsonl", "report.json", "report.md"} {
+		if data := readFile(t, filepath.Join(out, p)); strings.Contains(strings.ToLower(data), "alice") {
+			t.Errorf("%s names the login:\n%s", p, data)
+		}
+	}
+	if rep.Login != "sage" || !strings.HasPrefix(r.out, "persona sage (L2): recall 1.00 of sage's 1 comment") {
+		t.Errorf("login %q, stdout:\n%s", rep.Login, r.out)
+	}
+}
+
+// TestPersonaEvalHoldOutAcrossRepos: with two --repo, the most recent pull requests across both
+// are held out, and each is imported from its own repository.
+func TestPersonaEvalHoldOutAcrossRepos(t *testing.T) {
+	t.Parallel()
+	at := func(h int) time.Time { return time.Date(2026, 1, 1, h, 0, 0, 0, time.UTC) }
+	comments := []persona.Comment{
+		{Repo: "acme/api", PR: 1, CreatedAt: at(1)},
+		{Repo: "acme/web", PR: 7, CreatedAt: at(2)},
+		{Repo: "acme/api", PR: 2, CreatedAt: at(3)},
+		{Repo: "acme/web", PR: 8, CreatedAt: at(4)},
+	}
+	split := persona.HoldOut(comments, 2)
+	if d := cmp.Diff([]string{"acme/api#2", "acme/web#8"}, importSpecs(split.HeldPRs)); d != "" {
+		t.Errorf("held-out imports (-want +got):\n%s", d)
+	}
+}
+
 func TestPersonaEvalFlags(t *testing.T) {
 	t.Parallel()
 	base := []string{"--repo", "o/r", "--login", "Alice", "--holdout", "2", "--out", "d"}
@@ -206,6 +293,11 @@ func TestPersonaEvalFlags(t *testing.T) {
 		{"provider", append(cloneArgs(base), "--provider", "nope"), "must be one of"},
 		{"record and replay", append(cloneArgs(base), "--record", "a", "--replay", "b"), "cannot be used together"},
 		{"since", append(cloneArgs(base), "--since", "yesterday"), "--since"},
+		{"judge", append(cloneArgs(base), "--judge", "anthropic"), `--judge "anthropic": must be provider:model`},
+		{"max age", append(cloneArgs(base), "--max-age", "-1h"), "--max-age -1h0m0s"},
+		{"two repos", append(cloneArgs(base), "--repo", "o/s", "--anonymize", "--name", "sage"), ""},
+		{"anonymize without a name", append(cloneArgs(base), "--anonymize"), "--anonymize needs --name"},
+		{"clone with two repos", append(cloneArgs(base), "--repo", "o/s", "--clone", "c"), "--clone is one repository's clone"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -219,7 +311,9 @@ func TestPersonaEvalFlags(t *testing.T) {
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatal(err)
-			case tc.want == "" && (got.Name != "alice" || got.Holdout != 2):
+			case tc.want == "" && tc.name == "two repos" && (strings.Join(got.Repos, ",") != "o/r,o/s" || !got.Anonymize || got.Name != "sage"):
+				t.Errorf("options %+v", got)
+			case tc.want == "" && tc.name != "two repos" && (got.Name != "alice" || got.Holdout != 2 || got.MaxAge != defaultMaxAge):
 				t.Errorf("options %+v", got)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Errorf("error %v, want %q", err, tc.want)

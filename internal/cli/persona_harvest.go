@@ -47,7 +47,10 @@ type dirCache struct {
 	login string
 }
 
-var _ persona.Cache = dirCache{}
+var (
+	_ persona.Cache        = dirCache{}
+	_ persona.ListingCache = dirCache{}
+)
 
 func (c dirCache) path(repo string, pr int) string {
 	owner, name, _ := strings.Cut(repo, "/")
@@ -72,15 +75,45 @@ func (c dirCache) Load(repo string, pr int) (persona.HarvestedPR, bool, error) {
 }
 
 func (c dirCache) Store(repo string, pr int, h persona.HarvestedPR) error {
-	p := c.path(repo, pr)
-	data, err := json.Marshal(h)
+	return writeCacheFile(c.path(repo, pr), h)
+}
+
+// listingPath is DIR/<owner>/<repo>/<login>/listing.json.
+func (c dirCache) listingPath(repo string) string {
+	owner, name, _ := strings.Cut(repo, "/")
+	return filepath.Join(c.dir, owner, name, strings.ToLower(c.login), "listing.json")
+}
+
+// LoadListing reads the cached listing of repo. A file that does not decode is a miss.
+func (c dirCache) LoadListing(repo string) (persona.Listing, bool, error) {
+	data, err := os.ReadFile(c.listingPath(repo))
+	if errors.Is(err, fs.ErrNotExist) {
+		return persona.Listing{}, false, nil
+	}
+	if err != nil {
+		return persona.Listing{}, false, fmt.Errorf("read the cache: %w", err)
+	}
+	var l persona.Listing
+	if json.Unmarshal(data, &l) != nil || l.PRs == nil {
+		return persona.Listing{}, false, nil
+	}
+	return l, true, nil
+}
+
+func (c dirCache) StoreListing(repo string, l persona.Listing) error {
+	return writeCacheFile(c.listingPath(repo), l)
+}
+
+// writeCacheFile writes v as JSON to p whole: a temporary file renamed.
+func writeCacheFile(p string, v any) error {
+	data, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("write the cache: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return fmt.Errorf("write the cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".pr-*.json")
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*.json")
 	if err != nil {
 		return fmt.Errorf("write the cache: %w", err)
 	}
@@ -112,7 +145,10 @@ func harvestRepos(ctx context.Context, f *Factory, o *PersonaBuildOptions, clien
 	for _, r := range o.Repos {
 		owner, name, _ := splitRepo(r) // checked by validate
 		before := client.Requests()
-		res, err := persona.Harvest(ctx, client, persona.HarvestOptions{Owner: owner, Repo: name, Login: o.Login, Since: o.since, Cache: cache})
+		res, err := persona.Harvest(ctx, client, persona.HarvestOptions{
+			Owner: owner, Repo: name, Login: o.Login, Since: o.since, Cache: cache,
+			MaxAge: o.MaxAge, Refresh: o.Refresh, Now: time.Now,
+		})
 		for _, e := range res.Excluded {
 			bots += e.Count
 		}
@@ -122,9 +158,14 @@ func harvestRepos(ctx context.Context, f *Factory, o *PersonaBuildOptions, clien
 			}
 			return out, fmt.Errorf("%w (the %d pull requests read so far are cached in %s: run again to resume)", err, res.Fetched+res.Cached, cacheDir)
 		}
+		sent := client.Requests() - before
+		if res.CachedListing {
+			fmt.Fprintf(f.Err, "council: %s/%s: the pull requests listed from the cache made at %s, %s; --refresh to read GitHub again\n",
+				owner, name, res.ListedAt.Local().Format(time.DateTime), plural(sent, "GitHub request"))
+		}
 		fmt.Fprintf(f.Err, "council: %s/%s: %s (%d read from GitHub, %d from the cache, %d opened by %s and not read): %s by %s; %s\n",
 			owner, name, plural(res.PRs, "pull request"), res.Fetched, res.Cached, res.OwnPRs, o.Login,
-			plural(len(res.Comments), "comment"), o.Login, plural(client.Requests()-before, "GitHub request"))
+			plural(len(res.Comments), "comment"), o.Login, plural(sent, "GitHub request"))
 		out.comments = append(out.comments, res.Comments...)
 		out.repos = append(out.repos, owner+"/"+name)
 	}
@@ -192,3 +233,6 @@ func harvestCmd(ctx context.Context, f *Factory, o *PersonaBuildOptions, cfg con
 		o.Login, strings.Join(o.Repos, ", "), since, apiHost(client.BaseURL()), cacheDir, cfg.Provider, cfg.Model, o.Name, commentsPath(o.Out))
 	return harvestRepos(ctx, f, o, client, cacheDir)
 }
+
+// defaultMaxAge is --max-age's default: a listing a day old is taken as current.
+const defaultMaxAge = 24 * time.Hour

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/council-dev/council/internal/github"
 	"github.com/council-dev/council/internal/github/githubtest"
@@ -18,13 +19,13 @@ func TestPersonaBuildRepoFlags(t *testing.T) {
 	t.Parallel()
 	var got *PersonaBuildOptions
 	cmd := NewCmdPersonaBuild(&Factory{}, func(_ context.Context, o *PersonaBuildOptions) error { got = o; return nil })
-	cmd.SetArgs([]string{"--repo", "o/a", "--repo", "o/b", "--login", "alice", "--since", "2026-01-31", "--cache", "c", "--name", "alice", "--out", "a.yaml"})
+	cmd.SetArgs([]string{"--repo", "o/a", "--repo", "o/b", "--login", "alice", "--since", "2026-01-31", "--cache", "c", "--max-age", "1h", "--refresh", "--name", "alice", "--out", "a.yaml"})
 	cmd.SetOut(&strings.Builder{})
 	cmd.SetErr(&strings.Builder{})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(got.Repos, ",") != "o/a,o/b" || got.since.Format("2006-01-02") != "2026-01-31" || got.CacheDir != "c" {
+	if strings.Join(got.Repos, ",") != "o/a,o/b" || got.since.Format("2006-01-02") != "2026-01-31" || got.CacheDir != "c" || got.MaxAge != time.Hour || !got.Refresh {
 		t.Errorf("options %+v", got)
 	}
 }
@@ -123,16 +124,38 @@ func TestPersonaBuildFromRepo(t *testing.T) {
 		t.Errorf("no cache file: %v", err)
 	}
 
-	// A second run sends the listing only: 6 pull requests, 2 a page, 3 requests.
+	if _, err := os.Stat(filepath.Join(cache, "acme", "widgets", "alice", "listing.json")); err != nil {
+		t.Errorf("no cached listing: %v", err)
+	}
+
+	// A second run within --max-age sends nothing.
 	before := srv.Requests()
 	r = council(t, env, args...)
 	if r.code != ExitOK {
 		t.Fatalf("second run: exit %d; stderr:\n%s", r.code, r.err)
 	}
-	if sent := srv.Requests() - before; sent != 3 {
-		t.Errorf("second run sent %d requests to GitHub, want 3 (the listing)", sent)
+	if sent := srv.Requests() - before; sent != 0 {
+		t.Errorf("second run sent %d requests to GitHub, want 0", sent)
 	}
-	if !strings.Contains(r.err, "(0 read from GitHub, 5 from the cache, 1 opened by alice and not read)") {
-		t.Errorf("second run stderr:\n%s", r.err)
+	for _, s := range []string{
+		"(0 read from GitHub, 5 from the cache, 1 opened by alice and not read)",
+		"acme/widgets: the pull requests listed from the cache made at ", ", 0 GitHub requests; --refresh to read GitHub again",
+	} {
+		if !strings.Contains(r.err, s) {
+			t.Errorf("second run stderr lacks %q:\n%s", s, r.err)
+		}
+	}
+
+	// With --refresh it sends the listing only: 6 pull requests, 2 a page, 3 requests.
+	before = srv.Requests()
+	r = council(t, env, append(args, "--refresh")...)
+	if r.code != ExitOK {
+		t.Fatalf("refreshed run: exit %d; stderr:\n%s", r.code, r.err)
+	}
+	if sent := srv.Requests() - before; sent != 3 {
+		t.Errorf("refreshed run sent %d requests to GitHub, want 3 (the listing)", sent)
+	}
+	if strings.Contains(r.err, "listed from the cache") || !strings.Contains(r.err, "(0 read from GitHub, 5 from the cache") {
+		t.Errorf("refreshed run stderr:\n%s", r.err)
 	}
 }

@@ -178,13 +178,21 @@ func exemplar(c Comment) string {
 	return Redact(body)
 }
 
+// ReplaceLogin puts name in place of every mention of login in s (@login included),
+// case-insensitively: what --anonymize does to each text it keeps.
+func ReplaceLogin(s, login, name string) string {
+	if strings.TrimSpace(login) == "" {
+		return s
+	}
+	return regexp.MustCompile(`(?i)@?\b`+regexp.QuoteMeta(login)+`\b`).ReplaceAllString(s, name)
+}
+
 // scrubLogin puts name in place of every mention of login in what the document says.
 func scrubLogin(r review.Reviewer, login, name string) review.Reviewer {
 	if strings.TrimSpace(login) == "" {
 		return r
 	}
-	re := regexp.MustCompile(`(?i)@?\b` + regexp.QuoteMeta(login) + `\b`)
-	fix := func(s string) string { return re.ReplaceAllString(s, name) }
+	fix := func(s string) string { return ReplaceLogin(s, login, name) }
 	all := func(items []string) []string {
 		out := make([]string, len(items))
 		for i, s := range items {

@@ -29,6 +29,51 @@ type Cache interface {
 	Store(repo string, pr int, h HarvestedPR) error
 }
 
+// ListingCache is the optional second half of a Cache: it keeps the listing of a repository's
+// pull requests, so that a run within MaxAge of the last listing sends no request at all.
+// LoadListing reports false for a repository it holds no listing of.
+type ListingCache interface {
+	LoadListing(repo string) (Listing, bool, error)
+	StoreListing(repo string, l Listing) error
+}
+
+// Listing is a repository's pull requests as a harvest listed them, newest first.
+type Listing struct {
+	Login string `json:"login"`
+	// Since is the --since the listing went back to; zero when it went back to the first.
+	Since  time.Time  `json:"since,omitzero"`
+	MadeAt time.Time  `json:"made_at"`
+	PRs    []ListedPR `json:"prs"`
+}
+
+// ListedPR is what a harvest needs of one listed pull request.
+type ListedPR struct {
+	Number    int       `json:"number"`
+	Author    string    `json:"author"`
+	CreatedAt time.Time `json:"created_at,omitzero"`
+	UpdatedAt time.Time `json:"updated_at,omitzero"`
+	State     string    `json:"state"`
+}
+
+func listed(p github.PRDetails) ListedPR {
+	return ListedPR{Number: p.Number, Author: p.Author, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, State: p.State}
+}
+
+func (l ListedPR) details() github.PRDetails {
+	var p github.PRDetails
+	p.Number, p.Author, p.CreatedAt, p.UpdatedAt, p.State = l.Number, l.Author, l.CreatedAt, l.UpdatedAt, l.State
+	return p
+}
+
+// fresh reports whether a cached listing answers a harvest of login back to since at now.
+func (l Listing) fresh(login string, since, now time.Time, maxAge time.Duration) bool {
+	if !strings.EqualFold(l.Login, login) || l.MadeAt.IsZero() || now.Sub(l.MadeAt) >= maxAge || now.Before(l.MadeAt) {
+		return false
+	}
+	// A listing back to a date covers any later --since; one back to the first covers all.
+	return l.Since.IsZero() || (!since.IsZero() && !since.Before(l.Since))
+}
+
 // HarvestedPR is one pull request's harvest for one login: what Cache stores.
 type HarvestedPR struct {
 	Login string `json:"login"`
@@ -64,6 +109,12 @@ type HarvestOptions struct {
 	Login       string    // required; compared case-insensitively
 	Since       time.Time // zero: every pull request; else those created on or after it
 	Cache       Cache     // nil: no cache
+	// MaxAge is how long a listing the Cache keeps (when it is also a ListingCache) answers
+	// instead of GitHub's; zero never uses one. Refresh lists from GitHub whatever its age.
+	// Now is the clock the age is measured with; required with MaxAge.
+	MaxAge  time.Duration
+	Refresh bool
+	Now     func() time.Time
 	// OnPR, when set, is called after each pull request: cached tells whether it came from
 	// the cache.
 	OnPR func(pr int, comments int, cached bool)
@@ -76,6 +127,10 @@ type HarvestResult struct {
 	// whose history was read from GitHub; OwnPRs those login opened (never read: every
 	// comment of theirs there would be left out).
 	PRs, Cached, Fetched, OwnPRs int
+	// ListedAt is when the listing used was made: before this run when CachedListing is set,
+	// in which case GitHub was not asked for it.
+	ListedAt      time.Time
+	CachedListing bool
 	// Excluded counts the comments left out, by reason: only bots here, since the pull
 	// requests of login are not read (OwnPRs counts them).
 	Excluded []review.Count
@@ -92,7 +147,9 @@ type HarvestResult struct {
 //
 // With a Cache, a pull request whose cached harvest is current (same updated_at; or closed,
 // when GitHub gives none) is not read again, and each one read is stored at once, so that a
-// run stopped midway resumes without reading those again.
+// run stopped midway resumes without reading those again. When the Cache is also a
+// ListingCache, a listing younger than o.MaxAge that covers o.Since replaces GitHub's (then a
+// run on a harvested repository sends no request), and each complete listing is stored.
 func Harvest(ctx context.Context, gh GitHub, o HarvestOptions) (HarvestResult, error) {
 	if strings.TrimSpace(o.Login) == "" {
 		return HarvestResult{}, errors.New("harvest: no login")
@@ -100,10 +157,27 @@ func Harvest(ctx context.Context, gh GitHub, o HarvestOptions) (HarvestResult, e
 	repoName := o.Owner + "/" + o.Repo
 	var h HarvestResult
 	bots := 0
-	err := gh.ListPullRequests(ctx, o.Owner, o.Repo, func(p github.PRDetails) (bool, error) {
+	lc, _ := o.Cache.(ListingCache)
+	var now time.Time
+	if lc != nil && o.Now != nil {
+		now = o.Now()
+	}
+	var cached Listing
+	if lc != nil && o.MaxAge > 0 && !o.Refresh && !now.IsZero() {
+		l, ok, err := lc.LoadListing(repoName)
+		if err != nil {
+			return h, fmt.Errorf("harvest %s: %w", repoName, err)
+		}
+		if ok && l.fresh(o.Login, o.Since, now, o.MaxAge) {
+			cached, h.CachedListing, h.ListedAt = l, true, l.MadeAt
+		}
+	}
+	var listing []ListedPR
+	visit := func(p github.PRDetails) (bool, error) {
 		if !o.Since.IsZero() && !p.CreatedAt.IsZero() && p.CreatedAt.Before(o.Since) {
 			return false, nil // newest first: every later one is older still
 		}
+		listing = append(listing, listed(p))
 		h.PRs++
 		if strings.EqualFold(p.Author, o.Login) {
 			h.OwnPRs++
@@ -145,7 +219,25 @@ func Harvest(ctx context.Context, gh GitHub, o HarvestOptions) (HarvestResult, e
 			o.OnPR(p.Number, len(got.Comments), false)
 		}
 		return true, nil
-	})
+	}
+	var err error
+	if h.CachedListing {
+		for _, p := range cached.PRs {
+			var more bool
+			if more, err = visit(p.details()); err != nil || !more {
+				break
+			}
+		}
+	} else {
+		err = gh.ListPullRequests(ctx, o.Owner, o.Repo, visit)
+		if err == nil && lc != nil && !now.IsZero() {
+			h.ListedAt = now
+			if listing == nil {
+				listing = []ListedPR{}
+			}
+			err = lc.StoreListing(repoName, Listing{Login: o.Login, Since: o.Since, MadeAt: now, PRs: listing})
+		}
+	}
 	if bots > 0 {
 		h.Excluded = append(h.Excluded, review.Count{Name: ExcludedBot, Count: bots})
 	}

@@ -110,6 +110,24 @@ func (m mapCache) Store(repo string, pr int, h persona.HarvestedPR) error {
 	return nil
 }
 
+// listingCache is a mapCache that also keeps listings: a persona.ListingCache.
+type listingCache struct {
+	mapCache
+	listings map[string]persona.Listing
+}
+
+var _ persona.ListingCache = listingCache{}
+
+func (c listingCache) LoadListing(repo string) (persona.Listing, bool, error) {
+	l, ok := c.listings[repo]
+	return l, ok, nil
+}
+
+func (c listingCache) StoreListing(repo string, l persona.Listing) error {
+	c.listings[repo] = l
+	return nil
+}
+
 // countingGitHub counts History calls and can fail or inject a fault before one.
 type countingGitHub struct {
 	persona.GitHub
@@ -276,8 +294,11 @@ func TestHarvestCacheAndResume(t *testing.T) {
 	s := hvNew(t)
 	s.seed(t, 6, 2)
 	ctx := context.Background()
-	cache := mapCache{}
-	opts := persona.HarvestOptions{Owner: hvOwner, Repo: hvRepo, Login: "alice", Cache: cache}
+	cache := listingCache{mapCache: mapCache{}, listings: map[string]persona.Listing{}}
+	now := new(time.Time)
+	*now = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	opts := persona.HarvestOptions{Owner: hvOwner, Repo: hvRepo, Login: "alice", Cache: cache,
+		MaxAge: 24 * time.Hour, Now: func() time.Time { return *now }}
 
 	// The first run stops at the fourth pull request it reads.
 	boom := errors.New("connection reset")
@@ -288,8 +309,8 @@ func TestHarvestCacheAndResume(t *testing.T) {
 		return nil
 	}}
 	res, err := persona.Harvest(ctx, gh, opts)
-	if !errors.Is(err, boom) || res.Fetched != 3 || len(cache) != 3 {
-		t.Fatalf("interrupted run: err %v, fetched %d, cached %d", err, res.Fetched, len(cache))
+	if !errors.Is(err, boom) || res.Fetched != 3 || len(cache.mapCache) != 3 || len(cache.listings) != 0 {
+		t.Fatalf("interrupted run: err %v, fetched %d, cached %d, listings %d", err, res.Fetched, len(cache.mapCache), len(cache.listings))
 	}
 
 	// The second run reads only the three it lacks.
@@ -302,26 +323,54 @@ func TestHarvestCacheAndResume(t *testing.T) {
 		t.Errorf("resumed run read %v (cached %d, fetched %d, %d comments), want 3, 2, 1", gh.histories, res.Cached, res.Fetched, len(res.Comments))
 	}
 
-	// The third sends the listing only.
+	// The third sends no request at all: the listing the second stored is fresh.
 	before := s.srv.Requests()
 	gh = &countingGitHub{GitHub: s.reader}
 	again, err := persona.Harvest(ctx, gh, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sent := s.srv.Requests() - before; sent != 1 || len(gh.histories) != 0 {
-		t.Errorf("a run on an unchanged repository sent %d requests and read %v, want 1 (the listing) and none", sent, gh.histories)
+	if sent := s.srv.Requests() - before; sent != 0 || len(gh.histories) != 0 || !again.CachedListing {
+		t.Errorf("a run within --max-age sent %d requests and read %v (cached listing %v), want none", sent, gh.histories, again.CachedListing)
 	}
 	if d := cmp.Diff(res.Comments, again.Comments); d != "" {
 		t.Errorf("cached comments differ (-fetched +cached):\n%s", d)
 	}
 
-	// A new comment moves #2's updated_at: only #2 is read again.
+	// With Refresh it sends the listing only.
+	refresh := opts
+	refresh.Refresh = true
+	before = s.srv.Requests()
+	gh = &countingGitHub{GitHub: s.reader}
+	if again, err = persona.Harvest(ctx, gh, refresh); err != nil {
+		t.Fatal(err)
+	}
+	if sent := s.srv.Requests() - before; sent != 1 || len(gh.histories) != 0 || again.CachedListing {
+		t.Errorf("a refreshed run on an unchanged repository sent %d requests and read %v, want 1 (the listing) and none", sent, gh.histories)
+	}
+
+	// A new comment moves #2's updated_at: a fresh listing hides it, a refresh reads #2 only.
 	s.review(t, "alice", 2, "One more thing: the test sleeps.")
 	gh = &countingGitHub{GitHub: s.reader}
-	res, err = persona.Harvest(ctx, gh, opts)
+	if res, err = persona.Harvest(ctx, gh, opts); err != nil || len(gh.histories) != 0 || len(res.Comments) != 12 {
+		t.Errorf("within max-age: err %v, read %v, %d comments; want none, 12", err, gh.histories, len(res.Comments))
+	}
+	gh = &countingGitHub{GitHub: s.reader}
+	res, err = persona.Harvest(ctx, gh, refresh)
 	if err != nil || cmp.Diff([]int{2}, gh.histories) != "" || len(res.Comments) != 13 {
 		t.Errorf("after a new review: err %v, read %v, %d comments; want #2 only, 13", err, gh.histories, len(res.Comments))
+	}
+
+	// Past max-age, or for an earlier --since, the listing is read again.
+	*now = now.Add(25 * time.Hour)
+	before = s.srv.Requests()
+	if res, err = persona.Harvest(ctx, s.reader, opts); err != nil || res.CachedListing || s.srv.Requests()-before != 1 {
+		t.Errorf("past max-age: err %v, cached listing %v, %d requests; want the listing", err, res.CachedListing, s.srv.Requests()-before)
+	}
+	later := opts
+	later.Since = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	if res, err = persona.Harvest(ctx, s.reader, later); err != nil || !res.CachedListing {
+		t.Errorf("a later --since than the listing's: err %v, cached listing %v; want the cached listing", err, res.CachedListing)
 	}
 }
 
@@ -335,8 +384,10 @@ func TestHarvestMeasure(t *testing.T) {
 	s := hvNew(t)
 	s.seed(t, 100, 20)
 	ctx := context.Background()
-	cache := mapCache{}
-	opts := persona.HarvestOptions{Owner: hvOwner, Repo: hvRepo, Login: "alice", Cache: cache}
+	cache := listingCache{mapCache: mapCache{}, listings: map[string]persona.Listing{}}
+	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	opts := persona.HarvestOptions{Owner: hvOwner, Repo: hvRepo, Login: "alice", Cache: cache,
+		MaxAge: 24 * time.Hour, Now: func() time.Time { return now }}
 	for _, run := range []string{"first", "second (cached)"} {
 		before, start := s.reader.Requests(), time.Now()
 		res, err := persona.Harvest(ctx, s.reader, opts)
@@ -349,10 +400,10 @@ func TestHarvestMeasure(t *testing.T) {
 			t.Errorf("%s run: %d comments, want 2000", run, len(res.Comments))
 		}
 		// A first run: one list page, then per pull request its get, reviews, comments and
-		// threads. A second: the list page.
+		// threads. A second, within max-age: nothing.
 		want := 1 + 4*100
 		if res.Cached == 100 {
-			want = 1
+			want = 0
 		}
 		if sent != want {
 			t.Errorf("%s run: %d requests, want %d", run, sent, want)
