@@ -44,6 +44,15 @@ type Comment struct {
 	Addressed *bool  `json:"addressed"`
 	// ReviewBody marks a review's top-level text rather than an inline comment.
 	ReviewBody bool `json:"review_body"`
+	// Replies are what others answered in the thread this comment started, oldest first:
+	// kept with the harvest, never shown to the model nor written into a persona.
+	Replies []Reply `json:"replies,omitempty"`
+}
+
+// Reply is another person's answer in a thread.
+type Reply struct {
+	Author string `json:"author"`
+	Body   string `json:"body"`
 }
 
 // LineError is a line of a comments file that does not meet the contract.

@@ -261,6 +261,14 @@ func harvestPR(repoName string, hist github.History, login string) HarvestedPR {
 	for _, th := range hist.Threads {
 		resolved[th.FirstCommentID] = th.Resolved
 	}
+	// GitHub's in_reply_to names the thread's first comment: what others answered there.
+	replies := map[int64][]Reply{}
+	for _, cm := range hist.Comments {
+		bot := (github.User{Login: cm.User, Type: cm.UserType}).Bot()
+		if cm.InReplyTo != 0 && !bot && !strings.EqualFold(cm.User, login) && strings.TrimSpace(cm.Body) != "" {
+			replies[cm.InReplyTo] = append(replies[cm.InReplyTo], Reply{Author: cm.User, Body: cm.Body})
+		}
+	}
 	for _, rv := range hist.Reviews {
 		if !strings.EqualFold(rv.User, login) || rv.State == "PENDING" || strings.TrimSpace(rv.Body) == "" {
 			continue
@@ -297,6 +305,8 @@ func harvestPR(repoName string, hist github.History, login string) HarvestedPR {
 			root = cm.InReplyTo
 			parent := cm.InReplyTo
 			c.InReplyTo = &parent
+		} else {
+			c.Replies = replies[cm.ID]
 		}
 		if resolved[root] {
 			yes := true

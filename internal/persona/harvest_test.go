@@ -255,6 +255,16 @@ func TestHarvestSelectsAndPaginates(t *testing.T) {
 	if d := cmp.Diff(want, gotList); d != "" {
 		t.Errorf("harvested (-want +got):\n%s", d)
 	}
+	// The thread alice started carries what others answered in it, not her own reply.
+	for _, c := range res.Comments {
+		var want []persona.Reply
+		if c.ID == first {
+			want = []persona.Reply{{Author: "dev", Body: "It is logged on purpose: the caller retries."}}
+		}
+		if d := cmp.Diff(want, c.Replies); d != "" {
+			t.Errorf("replies of %q (-want +got):\n%s", c.Body, d)
+		}
+	}
 	// The acknowledgement is kept by Harvest and counted by Select.
 	sel := persona.Select(res.Comments, "alice")
 	if d := cmp.Diff([]review.Count{{Name: persona.ExcludedAck, Count: 1}}, sel.Excluded); d != "" {
