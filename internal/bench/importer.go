@@ -331,9 +331,8 @@ func SelectRound(h History, ignore []string) (Round, error) {
 			ID: id, Author: c.User.Login, Path: c.Path, Line: c.Line, Side: sideOf(c.Side), Body: c.Body,
 			Kind: kind, Question: question, Addressed: h.Resolved[c.ID], URL: c.URL,
 		}
-		// A range whose start is on the other side is not a range of one file version.
-		if c.Line > 0 && c.StartLine > 0 && c.StartLine < c.Line && (c.StartSide == "" || c.StartSide == c.Side) {
-			t.StartLine = c.StartLine
+		if first, _ := CommentRange(c.Line, c.StartLine, c.Side, c.StartSide); first < c.Line {
+			t.StartLine = first
 		}
 		truthIndex[c.ID] = len(round.Truth)
 		addTruth(t, c.CreatedAt, c.ID)
@@ -479,23 +478,14 @@ func (im *Importer) Import(ctx context.Context, owner, repo string, n int) (Impo
 		}
 	}
 	if merge != "" && merge != round.Head {
-		changes := map[string]FileChange{}
+		changes := &Changes{Git: im.Git, Merge: merge}
 		for i, t := range round.Truth {
 			if t.ReviewBody || t.Addressed {
 				continue
 			}
-			fc, ok := changes[t.Path]
-			if !ok {
-				if fc, err = im.Git.ChangedLines(ctx, round.Head, merge, t.Path); err != nil {
-					return Imported{}, fmt.Errorf("compare %s at %s and %s: %w", t.Path, shortCommit(round.Head), shortCommit(merge), err)
-				}
-				changes[t.Path] = fc
-			}
 			first, last := t.Lines()
-			if t.Side == "LEFT" || first == 0 {
-				round.Truth[i].Addressed = fc.Changed()
-			} else {
-				round.Truth[i].Addressed = fc.Touches(first, last)
+			if round.Truth[i].Addressed, err = changes.Addressed(ctx, round.Head, t.Path, t.Side, first, last); err != nil {
+				return Imported{}, err
 			}
 		}
 	}

@@ -287,34 +287,45 @@ func (r *importRun) saveLog() error { return bench.WriteImportLog(r.o.Out, r.log
 
 // importer opens the clone of owner/repo and builds the importer that reads it.
 func (r *importRun) importer(ctx context.Context, owner, repo string) (*bench.Importer, error) {
-	remote, err := (&pullRequest{owner: owner, repo: repo, gh: r.gh}).remoteURL()
+	c, where, err := openRepoClone(ctx, r.f, r.gh, owner, repo, r.o.Clone)
 	if err != nil {
-		return nil, fmt.Errorf("derive the clone URL of %s/%s: %w", owner, repo, err)
+		return nil, err
 	}
-	dir, where := r.o.Clone, bench.Repo{URL: remote}
+	r.clones = append(r.clones, c.g)
+	return &bench.Importer{GitHub: githubHistory{r.gh}, Git: c, Ignore: r.ignore, Repo: where, Authors: r.authors}, nil
+}
+
+// openRepoClone opens the clone commits of owner/repo are read from and fetched into: clone,
+// the user's own --clone, else the cached clone (cloneCache). It says where the samples say
+// the repository is. The caller closes c.g.
+func openRepoClone(ctx context.Context, f *Factory, gh *github.Client, owner, repo, clone string) (*cloneRepo, bench.Repo, error) {
+	remote, err := (&pullRequest{owner: owner, repo: repo, gh: gh}).remoteURL()
+	if err != nil {
+		return nil, bench.Repo{}, fmt.Errorf("derive the clone URL of %s/%s: %w", owner, repo, err)
+	}
+	dir, where := clone, bench.Repo{URL: remote}
 	if dir == "" {
 		if dir, err = cloneCache(owner + "/" + repo); err != nil {
-			return nil, err
+			return nil, bench.Repo{}, err
 		}
 	}
-	g, err := openClone(ctx, dir, r.o.Clone != "")
+	g, err := openClone(ctx, dir, clone != "")
 	if err != nil {
-		return nil, fmt.Errorf("open the clone of %s/%s: %w", owner, repo, err)
+		return nil, bench.Repo{}, fmt.Errorf("open the clone of %s/%s: %w", owner, repo, err)
 	}
-	r.clones = append(r.clones, g)
-	if r.o.Clone != "" {
+	if clone != "" {
 		where.Path = g.Dir()
 	}
 	c := &cloneRepo{g: g}
 	// A clone of the user's own fetches from its origin as the user set it up, with no token
 	// of ours; GitHub itself, with the token, comes next. The token goes to no other host.
-	if r.o.Clone != "" {
+	if clone != "" {
 		if g.HasRemote(ctx, "origin") {
 			c.sources = append(c.sources, fetchSource{remote: "origin"})
 		}
 	}
-	c.sources = append(c.sources, fetchSource{remote: remote, cred: gitCredential(r.f.Getenv, r.gh.BaseURL())})
-	return &bench.Importer{GitHub: githubHistory{r.gh}, Git: c, Ignore: r.ignore, Repo: where, Authors: r.authors}, nil
+	c.sources = append(c.sources, fetchSource{remote: remote, cred: gitCredential(f.Getenv, gh.BaseURL())})
+	return c, where, nil
 }
 
 // openClone opens the repository at dir, or makes one of a directory that does not exist yet

@@ -45,6 +45,7 @@ type PersonaBuildOptions struct {
 	CacheDir        string        // with Repos: the harvest cache; empty for the user cache directory
 	MaxAge          time.Duration // with Repos: a cached listing younger than this is used
 	Refresh         bool          // with Repos: list from GitHub whatever the cached listing's age
+	Clone           string        // with one of Repos: the clone commits are read from; empty for the cached clone
 	Name, Title     string
 	Out             string
 	Login           string
@@ -74,7 +75,10 @@ back to --since. Pull requests LOGIN opened are not read. Each pull request's ha
 updated_at moved, and so is the listing of each repository's pull requests: a run within --max-age
 (default 24h) of the last complete listing, back to the same --since or earlier, sends no request
 to GitHub at all. --refresh lists again (one request per 100 pull requests) and reads only the pull
-requests that changed. An interrupted run resumes where it stopped. GitHub credentials are read as for council bench import:
+requests that changed. An interrupted run resumes where it stopped. On a merged pull request, a comment of LOGIN that
+starts a thread counts as addressed when its thread was resolved or when the lines it is about
+changed before the merge, as council bench import decides: the commits come from --clone DIR
+(one --repo only) as for council bench import, else from a cached clone per repository. GitHub credentials are read as for council bench import:
 GITHUB_TOKEN or GH_TOKEN (or a GitHub App's), GITHUB_API_URL for GitHub Enterprise Server.
 
 It says whose comments it reads before reading them, leaves out bots and
@@ -114,6 +118,7 @@ credentials); 3 when the model failed or gave an answer that cannot be used.`,
 	fl.StringVar(&opts.Since, "since", "", "with --repo: only pull requests created on or after `DATE` (2026-01-31 or RFC 3339)")
 	fl.StringVar(&opts.CacheDir, "cache", "", "with --repo: cache each pull request's harvest under `DIR` (default: the user cache directory)")
 	fl.DurationVar(&opts.MaxAge, "max-age", defaultMaxAge, "with --repo: use a cached listing of the pull requests younger than `DURATION`")
+	fl.StringVar(&opts.Clone, "clone", "", "with one --repo: local clone `DIR` to read and fetch commits into (default: a cached clone)")
 	fl.BoolVar(&opts.Refresh, "refresh", false, "with --repo: list the pull requests from GitHub whatever the cached listing's age")
 	fl.StringVar(&opts.Name, "name", "", "the persona's `NAME`, its reviewer id: "+config.NameRule+" (required)")
 	fl.StringVar(&opts.Out, "out", "", "write the persona document to `PATH`, a .yaml file (required)")
@@ -137,8 +142,10 @@ func (o *PersonaBuildOptions) validate() error {
 		return errors.New("--repo needs --login: whose review comments to harvest")
 	case len(o.Repos) > 0 && persona.IsBot(o.Login):
 		return fmt.Errorf("--login %q is a bot: a persona imitates a person", o.Login)
-	case len(o.Repos) == 0 && (o.Since != "" || o.CacheDir != "" || o.Refresh):
-		return errors.New("--since, --cache and --refresh select and keep a GitHub harvest: use them with --repo")
+	case len(o.Repos) == 0 && (o.Since != "" || o.CacheDir != "" || o.Refresh || o.Clone != ""):
+		return errors.New("--since, --cache, --refresh and --clone select and keep a GitHub harvest: use them with --repo")
+	case o.Clone != "" && len(o.Repos) > 1:
+		return errors.New("--clone is one repository's clone: with several --repo, leave it out (each gets a cached clone)")
 	case o.MaxAge < 0:
 		return fmt.Errorf("--max-age %s: give a duration of 0 (always list from GitHub) or more, such as 24h", o.MaxAge)
 	case o.Name == "":

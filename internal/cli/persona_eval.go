@@ -190,7 +190,7 @@ func personaEvalRun(ctx context.Context, f *Factory, o *PersonaEvalOptions) erro
 
 	// 1. Harvest, and split.
 	build := &PersonaBuildOptions{
-		Repos: repos, Login: o.Login, Anonymize: o.Anonymize, Since: o.Since, CacheDir: o.CacheDir, MaxAge: o.MaxAge, Refresh: o.Refresh,
+		Repos: repos, Login: o.Login, Anonymize: o.Anonymize, Since: o.Since, CacheDir: o.CacheDir, MaxAge: o.MaxAge, Refresh: o.Refresh, Clone: o.Clone,
 		Name: o.Name, Out: personaPath, Provider: o.Provider, Model: o.Model,
 		RecordDir: sub(o.RecordDir, "build"), ReplayDir: sub(o.ReplayDir, "build"),
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/council-dev/council/internal/bench"
 	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/github"
 	"github.com/council-dev/council/internal/persona"
@@ -145,10 +146,15 @@ func harvestRepos(ctx context.Context, f *Factory, o *PersonaBuildOptions, clien
 	for _, r := range o.Repos {
 		owner, name, _ := splitRepo(r) // checked by validate
 		before := client.Requests()
+		clone := &lazyClone{open: func(ctx context.Context) (*cloneRepo, error) {
+			c, _, err := openRepoClone(ctx, f, client, owner, name, o.Clone)
+			return c, err
+		}}
 		res, err := persona.Harvest(ctx, client, persona.HarvestOptions{
 			Owner: owner, Repo: name, Login: o.Login, Since: o.since, Cache: cache,
-			MaxAge: o.MaxAge, Refresh: o.Refresh, Now: time.Now,
+			MaxAge: o.MaxAge, Refresh: o.Refresh, Now: time.Now, Git: clone,
 		})
+		clone.close()
 		for _, e := range res.Excluded {
 			bots += e.Count
 		}
@@ -166,6 +172,10 @@ func harvestRepos(ctx context.Context, f *Factory, o *PersonaBuildOptions, clien
 		fmt.Fprintf(f.Err, "council: %s/%s: %s (%d read from GitHub, %d from the cache, %d opened by %s and not read): %s by %s; %s\n",
 			owner, name, plural(res.PRs, "pull request"), res.Fetched, res.Cached, res.OwnPRs, o.Login,
 			plural(len(res.Comments), "comment"), o.Login, plural(sent, "GitHub request"))
+		if res.Unread > 0 {
+			fmt.Fprintf(f.Err, "council: %s/%s: the commits of %s could not be read from the clone, so whether %s's comments there were addressed by a change is left unknown (first: %s)\n",
+				owner, name, plural(res.Unread, "merged pull request"), o.Login, oneLine(res.UnreadErr.Error()))
+		}
 		out.comments = append(out.comments, res.Comments...)
 		out.repos = append(out.repos, owner+"/"+name)
 	}
@@ -236,3 +246,55 @@ func harvestCmd(ctx context.Context, f *Factory, o *PersonaBuildOptions, cfg con
 
 // defaultMaxAge is --max-age's default: a listing a day old is taken as current.
 const defaultMaxAge = 24 * time.Hour
+
+// oneLine folds s's whitespace, newlines included, to single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// lazyClone is a repository's clone opened (made, for a cached clone) the first time a commit
+// is needed: a harvest with no merged pull request to read touches no clone.
+type lazyClone struct {
+	open func(context.Context) (*cloneRepo, error)
+	c    *cloneRepo
+	err  error
+	done bool
+}
+
+var _ bench.GitRepo = (*lazyClone)(nil)
+
+func (l *lazyClone) get(ctx context.Context) (*cloneRepo, error) {
+	if !l.done {
+		l.c, l.err = l.open(ctx)
+		l.done = true
+	}
+	return l.c, l.err
+}
+
+func (l *lazyClone) close() {
+	if l.c != nil {
+		_ = l.c.g.Close()
+	}
+}
+
+func (l *lazyClone) Fetch(ctx context.Context, sha string) error {
+	c, err := l.get(ctx)
+	if err != nil {
+		return err
+	}
+	return c.Fetch(ctx, sha)
+}
+
+func (l *lazyClone) MergeBase(ctx context.Context, a, b string) (string, error) {
+	c, err := l.get(ctx)
+	if err != nil {
+		return "", err
+	}
+	return c.MergeBase(ctx, a, b)
+}
+
+func (l *lazyClone) ChangedLines(ctx context.Context, from, to, path string) (bench.FileChange, error) {
+	c, err := l.get(ctx)
+	if err != nil {
+		return bench.FileChange{}, err
+	}
+	return c.ChangedLines(ctx, from, to, path)
+}

@@ -159,3 +159,73 @@ func TestPersonaBuildFromRepo(t *testing.T) {
 		t.Errorf("refreshed run stderr:\n%s", r.err)
 	}
 }
+
+// TestPersonaHarvestAddressedByLines harvests with a clone: on the merged acme/widget#7, a
+// comment of alice's whose lines changed before the merge is addressed and one on lines left
+// alone is not; bob's resolved thread is; on the unmerged #8, alice's comment stays unknown.
+func TestPersonaHarvestAddressedByLines(t *testing.T) {
+	t.Parallel()
+	s := newImportSetup(t)
+	s.reviewPR7(t)
+	r := s.repo
+	s.gh.AddPR("acme", "widget", githubtest.PR{Number: 8, Title: "Bound sizes", Author: "dev", BaseSHA: r.base1, HeadSHA: r.head3}, r.diff(t, r.base0, r.head3), nil)
+	if _, err := s.as["alice"].CreateReview(context.Background(), "acme", "widget", 8, github.ReviewRequest{CommitID: r.head3, Comments: []github.ReviewComment{{
+		Path: "size.go", Line: lineOf(t, r.work, r.head3, "size.go", "n, _ := strconv.Atoi(s)"), Body: "The error is still dropped here.",
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	client, err := github.New(github.Options{Token: importToken, BaseURL: s.gh.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cacheDir := t.TempDir()
+	harvest := func(login string) (map[string]*bool, string) {
+		t.Helper()
+		var stderr strings.Builder
+		f := &Factory{Getenv: func(k string) string { return s.env[k] }, Err: &stderr}
+		o := &PersonaBuildOptions{Repos: []string{"acme/widget"}, Login: login, Clone: r.clone}
+		h, err := harvestRepos(context.Background(), f, o, client, cacheDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]*bool{}
+		for _, c := range h.comments {
+			if !c.ReviewBody && c.InReplyTo == nil {
+				got[fmt.Sprintf("#%d %s", c.PR, strings.Fields(c.Body)[0])] = c.Addressed
+				if c.Commit == "" {
+					t.Errorf("%q: no commit", c.Body)
+				}
+			}
+		}
+		return got, stderr.String()
+	}
+	str := func(b *bool) string {
+		if b == nil {
+			return "null"
+		}
+		return fmt.Sprint(*b)
+	}
+	alice, stderr := harvest("alice")
+	bob, _ := harvest("bob")
+	want := map[string]string{
+		"#7 When": "true", "#7 Why": "true", "#7 Should": "false", "#8 The": "null",
+	}
+	again, stderr2 := harvest("alice") // from the cache, which kept the computed values
+	if !strings.Contains(stderr2, "0 read from GitHub") {
+		t.Errorf("the second harvest read GitHub again: %s", stderr2)
+	}
+	for k, w := range want {
+		if got := str(alice[k]); got != w {
+			t.Errorf("alice %s: addressed %s, want %s (all: %v)", k, got, w, alice)
+		}
+		if got := str(again[k]); got != w {
+			t.Errorf("alice %s from the cache: addressed %s, want %s", k, got, w)
+		}
+	}
+	if got := str(bob["#7 `strconv.Atoi`'s"]); got != "true" {
+		t.Errorf("bob's resolved thread: addressed %s, want true (all: %v)", got, bob)
+	}
+	if strings.Contains(stderr, "could not be read") {
+		t.Errorf("stderr: %s", stderr)
+	}
+}

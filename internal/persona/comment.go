@@ -47,6 +47,9 @@ type Comment struct {
 	// Replies are what others answered in the thread this comment started, oldest first:
 	// kept with the harvest, never shown to the model nor written into a persona.
 	Replies []Reply `json:"replies,omitempty"`
+	// Commit is the commit an inline comment was made on (GitHub's original_commit_id), as a
+	// harvest read it; empty otherwise.
+	Commit string `json:"commit,omitempty"`
 }
 
 // Reply is another person's answer in a thread.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/council-dev/council/internal/bench"
 	"github.com/council-dev/council/internal/github"
 	"github.com/council-dev/council/internal/review"
 )
@@ -89,11 +90,16 @@ type HarvestedPR struct {
 	// included (Select counts those); Bots counts comments left out as a bot's.
 	Comments []Comment `json:"comments"`
 	Bots     int       `json:"bots,omitempty"`
+	// LinesRead is set once the changed-lines rule (HarvestOptions.Git) was applied to a
+	// merged pull request: every comment it applies to has its Addressed.
+	LinesRead bool `json:"lines_read,omitempty"`
 }
 
 // current reports whether a cached harvest still holds for the pull request as listed now.
-func (h HarvestedPR) current(p github.PRDetails, login string) bool {
-	if !strings.EqualFold(h.Login, login) {
+// With lines (a clone to read), a merged pull request the changed-lines rule was not applied
+// to is read again.
+func (h HarvestedPR) current(p github.PRDetails, login string, lines bool) bool {
+	if !strings.EqualFold(h.Login, login) || (lines && h.Merged && !h.OwnPR && !h.LinesRead) {
 		return false
 	}
 	if !p.UpdatedAt.IsZero() && !h.UpdatedAt.IsZero() {
@@ -115,6 +121,11 @@ type HarvestOptions struct {
 	MaxAge  time.Duration
 	Refresh bool
 	Now     func() time.Time
+	// Git, when set, is the repository's clone: on a merged pull request, an inline comment of
+	// Login that starts a thread not resolved is addressed when the lines it is about changed
+	// between the commit it was made on and the merged head, and not addressed when they did
+	// not (bench.Changes: the bench importer's rule). Nil leaves it unknown.
+	Git bench.GitRepo
 	// OnPR, when set, is called after each pull request: cached tells whether it came from
 	// the cache.
 	OnPR func(pr int, comments int, cached bool)
@@ -134,6 +145,10 @@ type HarvestResult struct {
 	// Excluded counts the comments left out, by reason: only bots here, since the pull
 	// requests of login are not read (OwnPRs counts them).
 	Excluded []review.Count
+	// Unread counts the merged pull requests whose commits could not be read with Git, their
+	// comments' Addressed left unknown; UnreadErr is the first reason.
+	Unread    int
+	UnreadErr error
 }
 
 // Harvest reads the review comments of o.Login in o.Owner/o.Repo from GitHub: for each pull
@@ -141,9 +156,11 @@ type HarvestResult struct {
 // Comments. The pull requests they opened are skipped, and a comment GitHub marks as a bot's
 // is left out and counted. Acknowledgements are kept: Select counts them.
 //
-// Addressed is true when the comment's thread was resolved and nil (unknown) otherwise: the
-// bench importer also counts a comment whose lines changed before the merge as addressed, but
-// that needs the commits (a clone), which a harvest does not fetch.
+// Addressed is true when the comment's thread was resolved. With o.Git, on a merged pull
+// request, a thread-starting inline comment is also addressed when its lines changed between
+// the commit it was made on and the merged head, and not addressed when they did not (the
+// bench importer's rule, bench.Changes); a commit that cannot be read leaves it nil (unknown),
+// counted in Unread. Otherwise it is nil.
 //
 // With a Cache, a pull request whose cached harvest is current (same updated_at; or closed,
 // when GitHub gives none) is not read again, and each one read is stored at once, so that a
@@ -188,7 +205,7 @@ func Harvest(ctx context.Context, gh GitHub, o HarvestOptions) (HarvestResult, e
 			if err != nil {
 				return false, err
 			}
-			if ok && c.current(p, o.Login) {
+			if ok && c.current(p, o.Login, o.Git != nil) {
 				h.Cached++
 				h.Comments = append(h.Comments, c.Comments...)
 				bots += c.Bots
@@ -203,6 +220,16 @@ func Harvest(ctx context.Context, gh GitHub, o HarvestOptions) (HarvestResult, e
 			return false, err
 		}
 		got := harvestPR(repoName, hist, o.Login)
+		if o.Git != nil && !got.OwnPR && got.Merged {
+			if err := addressByLines(ctx, o.Git, hist, &got); err != nil {
+				h.Unread++
+				if h.UnreadErr == nil {
+					h.UnreadErr = fmt.Errorf("#%d: %w", p.Number, err)
+				}
+			} else {
+				got.LinesRead = true
+			}
+		}
 		// The listing's updated_at is the one the next run compares with.
 		if !p.UpdatedAt.IsZero() {
 			got.UpdatedAt = p.UpdatedAt
@@ -292,7 +319,7 @@ func harvestPR(repoName string, hist github.History, login string) HarvestedPR {
 		}
 		c := Comment{
 			ID: cm.ID, Repo: repoName, PR: hist.PR.Number, Path: cm.Path, Line: cm.Line, Side: cm.Side,
-			DiffHunk: cm.DiffHunk, Body: cm.Body, Author: cm.User, CreatedAt: cm.CreatedAt,
+			DiffHunk: cm.DiffHunk, Body: cm.Body, Author: cm.User, CreatedAt: cm.CreatedAt, Commit: cm.OriginalCommitID,
 		}
 		if c.Line == 0 {
 			c.Line = cm.OriginalLine // outdated: where it was made
@@ -315,4 +342,42 @@ func harvestPR(repoName string, hist github.History, login string) HarvestedPR {
 		out.Comments = append(out.Comments, c)
 	}
 	return out
+}
+
+// addressByLines applies the changed-lines rule to got, the harvest of a merged pull request:
+// each thread-starting inline comment whose thread was not resolved is addressed when the
+// merged head changed the lines it is about at the commit it was made on. A comment whose
+// commits cannot be read stays nil; the first such error is returned.
+func addressByLines(ctx context.Context, git bench.GitRepo, hist github.History, got *HarvestedPR) error {
+	if hist.PR.HeadSHA == "" {
+		return errors.New("GitHub gave no merged head")
+	}
+	at := map[int64]int{}
+	for i, c := range got.Comments {
+		if !c.ReviewBody && c.InReplyTo == nil && c.Addressed == nil && c.Path != "" {
+			at[c.ID] = i
+		}
+	}
+	changes := &bench.Changes{Git: git, Merge: hist.PR.HeadSHA}
+	var first error
+	for _, cm := range hist.Comments {
+		i, ok := at[cm.ID]
+		if !ok {
+			continue
+		}
+		var err error
+		if cm.OriginalCommitID == "" {
+			err = fmt.Errorf("comment %d: GitHub gave no commit", cm.ID)
+		} else {
+			from, to := bench.CommentRange(cm.OriginalLine, cm.OriginalStartLine, cm.Side, cm.StartSide)
+			var yes bool
+			if yes, err = changes.Addressed(ctx, cm.OriginalCommitID, cm.Path, cm.Side, from, to); err == nil {
+				got.Comments[i].Addressed = &yes
+			}
+		}
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
