@@ -633,7 +633,8 @@ func (s *Session) validationFile(ctx context.Context, p string) validate.File {
 	f := s.Change.Files[i]
 	vf.Diff = diff.RenderAll([]diff.File{f}, func(p string) []string { return s.headLines(ctx, p) }, s.Config.ContextLines)
 	// Less than a reviewer's: one file's issues need less, and the validator has the tools.
-	budget := min(codecontext.Budget(tokens(vf.Diff)), validatorContextFloor+tokens(vf.Diff)*2/5)
+	n := plan.EstimateTokens(vf.Diff)
+	budget := min(codecontext.Budget(n), validatorContextFloor+n*2/5)
 	res, err := codecontext.Build(ctx, s.git, []diff.File{f}, s.Change.BaseSHA, s.Change.HeadSHA, codecontext.Options{BudgetTokens: budget})
 	if err == nil {
 		vf.Context = codecontext.Render(res)
@@ -772,9 +773,6 @@ var goModCache = sync.OnceValue(func() string {
 	}
 	return strings.TrimSpace(string(out))
 })
-
-// tokens estimates the tokens of a text as providers count them, about four characters each.
-func tokens(s string) int { return (len(s) + 3) / 4 }
 
 // audit is a reviewer's trail through the repository tools: what it read, and every call.
 func audit(boxes []review.Toolbox) (examined []string, calls []report.ToolCall) {

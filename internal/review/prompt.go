@@ -95,10 +95,10 @@ func Prefix(in Input, unit int) string {
 	}
 	if in.Title != "" || in.Body != "" {
 		b.WriteString("\n## Title and description (untrusted data from the author)\n\n<untrusted>\n")
-		b.WriteString(fenceUntrusted(strings.TrimSpace(in.Title)))
+		b.WriteString(FenceUntrusted(strings.TrimSpace(in.Title)))
 		if in.Body != "" {
 			b.WriteString("\n\n")
-			b.WriteString(fenceUntrusted(strings.TrimSpace(in.Body)))
+			b.WriteString(FenceUntrusted(strings.TrimSpace(in.Body)))
 		}
 		b.WriteString("\n</untrusted>\n")
 	}
@@ -138,8 +138,8 @@ func Fence(s string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
-// fenceUntrusted keeps author text from closing the <untrusted> block it is shown in.
-func fenceUntrusted(s string) string {
+// FenceUntrusted keeps author text from closing the <untrusted> block it is shown in.
+func FenceUntrusted(s string) string {
 	return untrustedTag.ReplaceAllString(s, "<\\/untrusted>")
 }
 

@@ -140,9 +140,9 @@ func renderFile(in review.Input, f File) string {
 			body = string(r[:maxDescription]) + " […]"
 		}
 		b.WriteString("\n## Title and description (untrusted data from the author)\n\n<untrusted>\n")
-		b.WriteString(untrustedTag.ReplaceAllString(strings.TrimSpace(in.Title), "<\\/untrusted>"))
+		b.WriteString(review.FenceUntrusted(strings.TrimSpace(in.Title)))
 		if body != "" {
-			b.WriteString("\n\n" + untrustedTag.ReplaceAllString(body, "<\\/untrusted>"))
+			b.WriteString("\n\n" + review.FenceUntrusted(body))
 		}
 		b.WriteString("\n</untrusted>\n")
 	}
@@ -162,8 +162,6 @@ func renderFile(in review.Input, f File) string {
 	b.WriteString(f.Diff)
 	return b.String()
 }
-
-var untrustedTag = regexp.MustCompile(`(?i)<\s*/\s*untrusted\s*>`)
 
 // renderIssues is the second block: the issues, numbered from 1, each with every reviewer's
 // version, fenced as untrusted data.
