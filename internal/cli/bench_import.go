@@ -16,6 +16,7 @@ import (
 	"github.com/council-dev/council/internal/bench"
 	"github.com/council-dev/council/internal/diff"
 	"github.com/council-dev/council/internal/github"
+	"github.com/council-dev/council/internal/prflow"
 	"github.com/council-dev/council/internal/source"
 )
 
@@ -299,7 +300,7 @@ func (r *importRun) importer(ctx context.Context, owner, repo string) (*bench.Im
 // the user's own --clone, else the cached clone (cloneCache). It says where the samples say
 // the repository is. The caller closes c.g.
 func openRepoClone(ctx context.Context, f *Factory, gh *github.Client, owner, repo, clone string) (*cloneRepo, bench.Repo, error) {
-	remote, err := (&pullRequest{owner: owner, repo: repo, gh: gh}).remoteURL()
+	remote, err := (&prflow.PR{Owner: owner, Repo: repo, GH: gh}).RemoteURL()
 	if err != nil {
 		return nil, bench.Repo{}, fmt.Errorf("derive the clone URL of %s/%s: %w", owner, repo, err)
 	}
@@ -324,7 +325,12 @@ func openRepoClone(ctx context.Context, f *Factory, gh *github.Client, owner, re
 			c.sources = append(c.sources, fetchSource{remote: "origin"})
 		}
 	}
-	c.sources = append(c.sources, fetchSource{remote: remote, cred: gitCredential(f.Getenv, gh.BaseURL())})
+	cred, err := gitCredentialFor(ctx, gh)
+	if err != nil {
+		g.Close()
+		return nil, bench.Repo{}, err
+	}
+	c.sources = append(c.sources, fetchSource{remote: remote, cred: cred})
 	return c, where, nil
 }
 

@@ -235,20 +235,6 @@ func orUnknown(s string) string {
 	return s
 }
 
-// webRoot is the web (and git) root of the GitHub whose API is apiBase: https://github.com
-// for api.github.com, https://HOST for an Enterprise Server's https://HOST/api/v3.
-func webRoot(apiBase string) (string, error) {
-	u, err := url.Parse(apiBase)
-	if err != nil {
-		return "", fmt.Errorf("read the GitHub API URL: %w", err)
-	}
-	host := u.Host
-	if host == "api.github.com" {
-		host = "github.com"
-	}
-	return u.Scheme + "://" + host, nil
-}
-
 // shownURL is a remote as it may be printed: without the password of a URL that carries one.
 func shownURL(remote string) string {
 	if u, err := url.Parse(remote); err == nil && u.User != nil {

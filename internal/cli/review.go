@@ -17,15 +17,14 @@ import (
 	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/engine"
 	"github.com/council-dev/council/internal/finding"
-	"github.com/council-dev/council/internal/overview"
+	"github.com/council-dev/council/internal/github"
+	"github.com/council-dev/council/internal/prflow"
 	"github.com/council-dev/council/internal/provider"
 	ghreview "github.com/council-dev/council/internal/publish/github"
 	"github.com/council-dev/council/internal/publish/markdown"
 	"github.com/council-dev/council/internal/publish/rdjson"
 	"github.com/council-dev/council/internal/publish/sarif"
 	"github.com/council-dev/council/internal/report"
-	"github.com/council-dev/council/internal/review"
-	"github.com/council-dev/council/internal/validate"
 )
 
 // ReviewOptions are the flags of `council review`.
@@ -216,36 +215,88 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		NoTools: o.NoTools, NoValidate: o.NoValidate, RulesOnly: o.RulesOnly,
 		Version: Version,
 	}
-	var pr *pullRequest
-	if o.PR != "" {
-		// A workflow on a pull request from a fork gets no secrets: that is not the author's
-		// fault, so it is a skip with a reason, not a failure of their pull request.
-		if f.Getenv("GITHUB_ACTIONS") == "true" && !offline && !anyCredentials(f.Getenv) {
-			fmt.Fprintln(f.Err, "council: skipping the review: this workflow run has no model API key (pull requests from forks get no secrets); a maintainer can run it with the key, or use pull_request_target with care")
+	if o.PR == "" {
+		sess, err := engine.Open(ctx, eo)
+		if err != nil {
+			return err
+		}
+		defer sess.Close()
+		if err := prepare(f, o, sess); err != nil {
+			return err
+		}
+		client, err := startClient(ctx, f, o, sess, offline)
+		if errors.Is(err, prflow.ErrStop) {
 			return nil
-		}
-		var err error
-		if pr, err = openPR(ctx, f, o); err != nil {
+		} else if err != nil {
 			return err
 		}
-		dir := ""
-		if o.repoSet {
-			dir = o.Repo
+		rep := sess.Run(ctx, client, prices(sess))
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		if eo.Repo, err = pr.checkout(ctx, f, dir); err != nil {
+		if err := reviewed(f, o, sess, rep); err != nil {
 			return err
 		}
-		eo.Base, eo.Head, eo.Title, eo.Body = pr.pr.BaseSHA, pr.pr.HeadSHA, pr.pr.Title, pr.pr.Body
-		if o.Post && !o.Full && pr.lastHead != "" && pr.lastHead != pr.pr.HeadSHA && hasCommit(ctx, eo.Repo, pr.lastHead) {
-			eo.Since = pr.lastHead
-			pr.incremental = true
-		}
+		return outcome(rep, o)
 	}
-	sess, err := engine.Open(ctx, eo)
+
+	// A workflow on a pull request from a fork gets no secrets: that is not the author's
+	// fault, so it is a skip with a reason, not a failure of their pull request.
+	if f.Getenv("GITHUB_ACTIONS") == "true" && !offline && !anyCredentials(f.Getenv) {
+		fmt.Fprintln(f.Err, "council: skipping the review: this workflow run has no model API key (pull requests from forks get no secrets); a maintainer can run it with the key, or use pull_request_target with care")
+		return nil
+	}
+	owner, repo, n, err := github.ParsePRRef(o.PR)
+	if err != nil {
+		return fmt.Errorf("--pr: %w", err)
+	}
+	gh, err := githubClient(ctx, f.Getenv, owner, repo)
 	if err != nil {
 		return err
 	}
-	defer sess.Close()
+	pr, err := prflow.Open(ctx, gh, owner, repo, n)
+	if err != nil {
+		return err
+	}
+	po := prflow.Options{
+		Engine: eo, Post: o.Post, CheckRun: o.CheckRun, Full: o.Full, Overview: o.Overview, Layout: o.Layout,
+		Prepare: func(sess *engine.Session) (string, error) {
+			return o.FailOn, prepare(f, o, sess)
+		},
+		Client: func(sess *engine.Session) (provider.Client, error) {
+			return startClient(ctx, f, o, sess, offline)
+		},
+		Prices: prices,
+		Reviewed: func(sess *engine.Session, rep report.Report) error {
+			return reviewed(f, o, sess, rep)
+		},
+		Gate: func(rep report.Report, _ string) error { return outcome(rep, o) },
+		Log:  f.Err,
+	}
+	if o.repoSet {
+		po.Clone = o.Repo
+	}
+	if !prflow.HasCommit(ctx, orCache(po.Clone, owner+"/"+repo), pr.Info.BaseSHA) || !prflow.HasCommit(ctx, orCache(po.Clone, owner+"/"+repo), pr.Info.HeadSHA) {
+		if po.Credential, err = gitCredentialFor(ctx, gh); err != nil {
+			return err
+		}
+	}
+	res, err := pr.Run(ctx, po)
+	var pe *prflow.PublishError
+	if errors.As(err, &pe) {
+		if pe.Op == "post the review" {
+			return &exitError{code: ExitPublish, msg: fmt.Sprintf("post the review on %s: %v (the review is in this run's output)", o.PR, pe.Err)}
+		}
+		return &exitError{code: ExitPublish, msg: fmt.Sprintf("%s on %s: %v", pe.Op, o.PR, pe.Err)}
+	}
+	if err != nil || res.Skipped != "" {
+		return err
+	}
+	return res.GateErr
+}
+
+// prepare applies the config's output settings that the command line did not set.
+func prepare(f *Factory, o *ReviewOptions, sess *engine.Session) error {
 	cfg := sess.Config
 	if !o.formatSet && len(cfg.Output.Format) > 0 {
 		o.Formats = cfg.Output.Format
@@ -256,92 +307,84 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 	if !o.failOnSet && cfg.Output.FailOn != "" {
 		o.FailOn = string(cfg.Output.FailOn)
 	}
-	// Nothing new to say on a head already reviewed, unless the run is a gate (--fail-on,
-	// --check-run), whose answer must come from a review.
-	if pr != nil && o.Post && !o.Full && o.FailOn == "" && !o.CheckRun && pr.lastHead == pr.pr.HeadSHA {
-		fmt.Fprintf(f.Err, "council: %s was already reviewed at %s; nothing to do (--full reviews it again)\n", o.PR, short(pr.pr.HeadSHA))
-		return nil
-	}
-	prices := provider.DefaultPrices().Merge(configPrices(cfg.Prices))
+	return nil
+}
+
+func prices(sess *engine.Session) provider.Prices {
+	return provider.DefaultPrices().Merge(configPrices(sess.Config.Prices))
+}
+
+// startClient checks that a model can be reached and makes its client; a dry run prints its
+// plan and ends with prflow.ErrStop; a rules-only run gets no client.
+func startClient(ctx context.Context, f *Factory, o *ReviewOptions, sess *engine.Session, offline bool) (provider.Client, error) {
+	cfg := sess.Config
 	// Only local reads so far: stop here, before any model work, when no provider can be reached.
 	s := settings(f.Getenv, cfg.Provider)
 	if cfg.BaseURL != "" {
 		s.BaseURL = cfg.BaseURL
 	}
 	if !offline && s.APIKey == "" && s.BaseURL == "" {
-		return fmt.Errorf("%s", credentialsHelp)
+		return nil, fmt.Errorf("%s", credentialsHelp)
 	}
 	if cfg.Budget.MaxUSD > 0 {
 		for _, m := range sess.Models() {
-			if !hasPrice(prices, m) {
-				return fmt.Errorf("budget.max_usd cannot limit model %q: it has no price; add it under prices: in .council.yaml (USD per million tokens)", m)
+			if !hasPrice(prices(sess), m) {
+				return nil, fmt.Errorf("budget.max_usd cannot limit model %q: it has no price; add it under prices: in .council.yaml (USD per million tokens)", m)
 			}
 		}
 	}
-
 	if o.DryRun {
-		rep, reqs := sess.DryRun(ctx, prices)
+		rep, reqs := sess.DryRun(ctx, prices(sess))
 		if o.RecordDir != "" {
 			for _, rr := range reqs {
 				for _, req := range rr {
 					if _, err := provider.SaveRequest(cfg.Provider, o.RecordDir, req); err != nil {
-						return fmt.Errorf("save dry-run request: %w", err)
+						return nil, fmt.Errorf("save dry-run request: %w", err)
 					}
 				}
 			}
 		}
 		if err := writeOutputs(f, o, rep, cfg.CouncilName); err != nil {
-			return err
+			return nil, err
 		}
 		fmt.Fprintf(f.Err, "council: dry run, nothing sent. %s\n", markdown.EstimateLine(*rep.Estimate))
-		return nil
+		return nil, prflow.ErrStop
 	}
-
-	var client provider.Client
 	if o.RulesOnly {
 		if len(cfg.Rules) == 0 {
-			return fmt.Errorf("--rules-only: the config has no rules: add rules: to .council.yaml (see docs/config.md)")
+			return nil, fmt.Errorf("--rules-only: the config has no rules: add rules: to .council.yaml (see docs/config.md)")
 		}
-	} else if client, err = modelClient(f, cfg.Provider, s, o.ReplayDir, o.RecordDir); err != nil {
-		return err
+		return nil, nil
 	}
+	client, err := modelClient(f, cfg.Provider, s, o.ReplayDir, o.RecordDir)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(f.Err, "council: reviewing %s..%s (%s changed) with %s on %s\n", revName(sess.Change.Base), revName(sess.Change.Head),
+		plural(len(sess.Change.Files), "file"), plural(len(sess.Reviewers), "reviewer"), cfg.Model)
+	return client, nil
+}
 
-	if !o.RulesOnly {
-		fmt.Fprintf(f.Err, "council: reviewing %s..%s (%s changed) with %s on %s\n", revName(sess.Change.Base), revName(sess.Change.Head),
-			plural(len(sess.Change.Files), "file"), plural(len(sess.Reviewers), "reviewer"), cfg.Model)
-	}
-	rep := sess.Run(ctx, client, prices)
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if err := writeOutputs(f, o, rep, cfg.CouncilName); err != nil {
+// reviewed writes the finished review's outputs and its one-line ledger.
+func reviewed(f *Factory, o *ReviewOptions, sess *engine.Session, rep report.Report) error {
+	if err := writeOutputs(f, o, rep, sess.Config.CouncilName); err != nil {
 		return err
 	}
 	if o.RulesOnly {
-		fmt.Fprintf(f.Err, "council: rules only: %s from %s, no model called\n", plural(len(rep.Findings), "finding"), plural(len(cfg.Rules), "rule"))
+		fmt.Fprintf(f.Err, "council: rules only: %s from %s, no model called\n", plural(len(rep.Findings), "finding"), plural(len(sess.Config.Rules), "rule"))
 	} else {
 		fmt.Fprintf(f.Err, "council: %s\n", markdown.Ledger(rep.Usage))
 	}
-	if pr != nil {
-		pr.fixed = func(ctx context.Context, comment, path string) (validate.Fix, error) {
-			if client == nil {
-				return validate.Fix{}, errors.New("no model in this run")
-			}
-			code, err := sess.HeadText(ctx, path, 2000)
-			if err != nil {
-				return validate.Fix{}, err
-			}
-			fix, _, err := validate.CheckFixed(ctx, client, comment, path, code, cfg.Model)
-			return fix, err
-		}
-		if o.Overview && client != nil && !pr.posted[ghreview.ReviewKey(overview.Reviewer, rep.Change.HeadSHA)] {
-			pr.overview = writeOverview(ctx, f, client, sess.Input(), rep, cfg.Model)
-		}
-		if err := pr.publish(ctx, f, o, rep, sess.Change.Files, cfg.CouncilName); err != nil {
-			return err
-		}
+	return nil
+}
+
+// orCache is dir, or the cached clone of name when dir is "".
+func orCache(dir, name string) string {
+	if dir != "" {
+		return dir
 	}
-	return outcome(rep, o)
+	d, _ := cloneCache(name)
+	return d
 }
 
 // modelClient makes the client a review sends its requests to: the recordings in replayDir,
@@ -459,23 +502,6 @@ func anyCredentials(getenv func(string) string) bool {
 		}
 	}
 	return false
-}
-
-// writeOverview asks the model for the pull request overview and renders it; a failure is
-// said and costs only the overview.
-func writeOverview(ctx context.Context, f *Factory, c provider.Client, in review.Input, rep report.Report, model string) string {
-	resp, err := c.Complete(ctx, overview.Request(in, model, overview.MaxTokens))
-	if err == nil {
-		var o overview.Overview
-		if o, err = overview.Parse(resp, rep.Coverage.Reviewed); err == nil {
-			for _, p := range o.Problems {
-				fmt.Fprintf(f.Err, "council: overview: %s\n", p)
-			}
-			return overview.Render(o, rep)
-		}
-	}
-	fmt.Fprintf(f.Err, "council: no pull request overview: %v\n", err)
-	return ""
 }
 
 // revName shortens a full commit SHA for messages and leaves names as given.

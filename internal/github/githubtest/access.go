@@ -232,3 +232,112 @@ func (s *Server) createIssue(w http.ResponseWriter, r *http.Request) {
 		[]map[string]string{{"resource": "Issue", "code": "custom", "message": "the fake keeps no issues"}},
 		"https://docs.github.com/rest/issues/issues#create-an-issue")
 }
+
+// SetCollaborator gives login a role on owner/repo (admin, maintain, write, triage, read, or
+// none; push and pull are accepted for write and read, as WithRole names them), creating the
+// repository if it does not exist yet. GET /repos/{owner}/{repo}/collaborators/{login}/permission
+// reports it. It decides nothing else: what a token may do is WithRole's.
+func (s *Server) SetCollaborator(owner, repo, login, role string) {
+	s.t.Helper()
+	switch role {
+	case "write":
+		role = "push"
+	case "read":
+		role = "pull"
+	case "admin", "maintain", "push", "triage", "pull", "none":
+	default:
+		s.t.Fatalf("githubtest: SetCollaborator %q: not one of admin, maintain, write, triage, read, none", role)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.repo(owner, repo, true)
+	if s.collaborators == nil {
+		s.collaborators = map[string]map[string]string{}
+	}
+	k := repoKey(owner, repo)
+	if s.collaborators[k] == nil {
+		s.collaborators[k] = map[string]string{}
+	}
+	s.collaborators[k][strings.ToLower(login)] = role
+}
+
+// collaboratorRole is login's role on rs, as GitHub computes it from every grant: the role
+// SetCollaborator gave, else the role of the user behind a token the fake knows (WithRole's,
+// admin by default, as GET /repos/{owner}/{repo} reports it), else none. Call with s.mu held.
+func (s *Server) collaboratorRole(rs *repoState, login string) string {
+	if role, ok := s.collaborators[repoKey(rs.owner, rs.name)][strings.ToLower(login)]; ok {
+		return role
+	}
+	if isBot(login) {
+		return "none"
+	}
+	role := "none"
+	for _, t := range s.tokens {
+		if !strings.EqualFold(t.login, login) {
+			continue
+		}
+		r := t.role
+		if r == "" {
+			r = "admin"
+		}
+		if rank(r) > rank(role) {
+			role = r
+		}
+	}
+	return role
+}
+
+// legacyPermission is the "permission" of the permission endpoint: GitHub's base roles, where
+// maintain counts as write and triage as read.
+var legacyPermission = map[string]string{
+	"admin": "admin", "maintain": "write", "push": "write", "triage": "read", "pull": "read", "none": "none",
+}
+
+// roleName is the "role_name" GitHub shows for a role.
+var roleName = map[string]string{
+	"admin": "admin", "maintain": "maintain", "push": "write", "triage": "triage", "pull": "read", "none": "none",
+}
+
+// collaboratorPermission is GET /repos/{owner}/{repo}/collaborators/{username}/permission:
+// username's base role ("permission": admin, write, read or none) and role name. On a public
+// repository anyone without a role reads ("read", as reported in
+// https://github.com/aws-ia/cloudformation-github-resource-providers/pull/14); on a private
+// one they have none. An installation token needs metadata:read (a fine-grained token always
+// holds it); a user needs push access, or GitHub answers 403 "Must have push access to view
+// collaborator permission." (as quoted in https://github.com/yegor256/rultor/issues/1407).
+// Every login is taken to exist: GitHub's 404 for an unknown user is not modelled.
+// https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user
+func (s *Server) collaboratorPermission(w http.ResponseWriter, r *http.Request) {
+	const doc = "https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user"
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs := s.repo(r.PathValue("owner"), r.PathValue("repo"), false)
+	if rs == nil {
+		notFound(w)
+		return
+	}
+	t, _ := r.Context().Value(ctxKey{}).(*token)
+	if t != nil && t.kind != fineGrainedPAT && !readable(w, r, "metadata:read") {
+		return
+	}
+	if t != nil && !isBot(t.login) && (t.role == "none" || (t.role != "" && rank(t.role) < rank("push"))) {
+		writeError(w, http.StatusForbidden, "Must have push access to view collaborator permission.", nil, doc)
+		return
+	}
+	login := r.PathValue("username")
+	role := s.collaboratorRole(rs, login)
+	if role == "none" && !rs.private {
+		role = "pull"
+	}
+	perms := map[string]bool{}
+	for _, ro := range roles {
+		perms[ro] = role != "none" && rank(ro) <= rank(role)
+	}
+	user := userJSON(login)
+	user["permissions"] = perms
+	writeJSON(w, http.StatusOK, map[string]any{
+		"permission": legacyPermission[role],
+		"role_name":  roleName[role],
+		"user":       user,
+	})
+}

@@ -8,7 +8,9 @@
 // repositories and pull requests (404), review comments that are not on a line of the diff or span two hunks, a commit_id
 // that is not the pull request's (422), more than 50 check run annotations in one request
 // (422), the app JWT exchange, pagination with Link headers; and it can answer the next
-// requests with injected rate limits.
+// requests with injected rate limits. It also serves git over smart HTTP, read-only, for the
+// repositories SetRemote registers, under WebURL/{owner}/{repo}.git, with GitHub's rules for
+// credentials and refs/pull/{n}/head for their pull requests (see git.go).
 //
 // It must never import go-github or a JWT library: a fake written from the wire format checks
 // the client's encoding instead of sharing its assumptions.
@@ -95,6 +97,16 @@ type Server struct {
 	// actionsNoPulls is the repository setting "Allow GitHub Actions to create and approve pull
 	// requests" turned off (WithActionsPullRequestsDisabled).
 	actionsNoPulls bool
+	// collaborators are users' roles on repositories (SetCollaborator): repoKey -> lower-case
+	// login -> role.
+	collaborators map[string]map[string]string
+	// gitAuth is who each git read authenticated as (GitAuth): repoKey -> logins.
+	gitAuth map[string][]string
+
+	// gitMu serialises writing refs/pull/{n}/head into the remotes; pullRefs is what was
+	// written: repoKey -> pull request number -> head SHA.
+	gitMu    sync.Mutex
+	pullRefs map[string]map[int]string
 }
 
 // tokenKind is what kind of credential a token is, which decides how GitHub checks it.
@@ -142,9 +154,11 @@ type injected struct {
 // Request is one request the server received, as the log keeps it.
 type Request struct {
 	Method string
-	Path   string // relative to BasePath: "/repos/o/r/pulls/1/reviews"
-	Query  string
-	Body   []byte
+	// Path is relative to BasePath ("/repos/o/r/pulls/1/reviews"); a git request's is its path
+	// under WebURL ("/o/r.git/info/refs").
+	Path  string
+	Query string
+	Body  []byte
 }
 
 // Option configures a Server.
@@ -223,6 +237,7 @@ func (s *Server) routes() {
 	p("GET", "/repos/{owner}/{repo}", s.getRepo)
 	p("GET", "/repos/{owner}/{repo}/installation", s.repoInstallation)
 	p("GET", "/repos/{owner}/{repo}/commits", s.listCommits)
+	p("GET", "/repos/{owner}/{repo}/collaborators/{username}/permission", s.collaboratorPermission)
 	p("POST", "/repos/{owner}/{repo}/issues", s.createIssue)
 	p("GET", "/repos/{owner}/{repo}/pulls", s.listPulls)
 	p("POST", "/repos/{owner}/{repo}/pulls", s.createPull)
@@ -268,6 +283,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 
+	if owner, name, rest, ok := gitRequest(r.URL.Path); ok && !apiPath(r.URL.Path) {
+		s.serveGit(w, r, owner, name, rest, body)
+		return
+	}
 	if !apiPath(r.URL.Path) {
 		notFound(w)
 		return
