@@ -313,3 +313,19 @@ func (p *PR) post(ctx context.Context, o PostOptions, rep report.Report, files [
 	}
 	return posted, nil
 }
+
+// Said reports whether council already left a conversation comment holding marker.
+func (p *PR) Said(marker string) bool {
+	for _, c := range p.issue {
+		if p.trusted(c.User) && strings.Contains(c.Body, marker) {
+			return true
+		}
+	}
+	return false
+}
+
+// Say leaves a conversation comment on the pull request.
+func (p *PR) Say(ctx context.Context, body string) error {
+	_, err := p.GH.CreateIssueComment(ctx, p.Owner, p.Repo, p.Number, body)
+	return err
+}

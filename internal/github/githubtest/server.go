@@ -102,6 +102,8 @@ type Server struct {
 	collaborators map[string]map[string]string
 	// gitAuth is who each git read authenticated as (GitAuth): repoKey -> logins.
 	gitAuth map[string][]string
+	// delay holds requests before they are served (SetDelay).
+	delay func(method, path string) time.Duration
 
 	// gitMu serialises writing refs/pull/{n}/head into the remotes; pullRefs is what was
 	// written: repoKey -> pull request number -> head SHA.
@@ -268,6 +270,14 @@ type (
 // ServeHTTP logs and counts the request, answers an injected failure if one is queued, checks
 // the credentials and routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	delay := s.delay
+	s.mu.Unlock()
+	if delay != nil {
+		if d := delay(r.Method, strings.TrimPrefix(r.URL.Path, BasePath)); d > 0 {
+			time.Sleep(d)
+		}
+	}
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	rel := strings.TrimPrefix(r.URL.Path, BasePath)
@@ -615,4 +625,12 @@ func sortedIDs[V any](m map[int64]V) []int64 {
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	return ids
+}
+
+// SetDelay makes the fake wait f(method, path) before serving each request (path without
+// BasePath), as a slow GitHub does: tests use it to stop a client in the middle of its work.
+func (s *Server) SetDelay(f func(method, path string) time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.delay = f
 }

@@ -1,0 +1,145 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/council-dev/council/internal/store"
+)
+
+// ReviewArgs is one review job: a pull request to review at its newest head. The head is not
+// part of the job: the worker reads it when the job runs, so a burst of pushes queues one job
+// that reviews the newest head, and a push while the job runs makes it run again (see
+// Server.review).
+type ReviewArgs struct {
+	Installation int64  `json:"installation"`
+	Owner        string `json:"owner" river:"unique"` // lower case: GitHub's names are case-insensitive
+	Repo         string `json:"repo" river:"unique"`
+	Number       int    `json:"number" river:"unique"`
+	Full         bool   `json:"full,omitempty" river:"unique"` // review the whole pull request again
+	Trigger      string `json:"trigger"`                       // what queued it: "synchronize", "/council review", ...
+	Delivery     string `json:"delivery,omitempty"`
+}
+
+// Kind names the job in the queue's table.
+func (ReviewArgs) Kind() string { return "council_review" }
+
+// InsertOpts make a job unique per pull request (and full or not) among the jobs not yet
+// finished. River requires running among the states, so a push during a review does not queue
+// a second job: the running one runs again when it sees the head moved.
+func (ReviewArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{
+		ByArgs: true,
+		ByState: []rivertype.JobState{
+			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
+			rivertype.JobStateRunning, rivertype.JobStateScheduled,
+		},
+	}}
+}
+
+// CommandArgs is a `/council ...` comment: the worker checks that its author can write to the
+// repository before it acts (a webhook must answer fast and cannot ask GitHub).
+type CommandArgs struct {
+	Installation int64  `json:"installation"`
+	Owner        string `json:"owner"`
+	Repo         string `json:"repo"`
+	Number       int    `json:"number"`
+	Command      string `json:"command"`
+	Commenter    string `json:"commenter"`
+	Delivery     string `json:"delivery,omitempty"`
+}
+
+// Kind names the job in the queue's table.
+func (CommandArgs) Kind() string { return "council_command" }
+
+// queue is the server's use of River, whatever the database.
+type queue interface {
+	insert(ctx context.Context, args river.JobArgs) (duplicate bool, err error)
+	start(ctx context.Context) error
+	// stop waits for running jobs until ctx ends, then cancels them.
+	stop(ctx context.Context) error
+}
+
+type riverQueue[TTx any] struct{ c *river.Client[TTx] }
+
+func (q riverQueue[TTx]) insert(ctx context.Context, args river.JobArgs) (bool, error) {
+	res, err := q.c.Insert(ctx, args, nil)
+	if err != nil {
+		return false, err
+	}
+	return res.UniqueSkippedAsDuplicate, nil
+}
+
+func (q riverQueue[TTx]) start(ctx context.Context) error { return q.c.Start(ctx) }
+
+func (q riverQueue[TTx]) stop(ctx context.Context) error {
+	err := q.c.Stop(ctx)
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	// The deadline passed with jobs still running: cancel them. Their workers snooze them, so
+	// they run again at once on the next worker, and their markers keep what they posted.
+	cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return q.c.StopAndCancel(cctx)
+}
+
+// queueOptions configure newQueue.
+type queueOptions struct {
+	work        bool // run jobs (roles all and worker); else insert only
+	workers     *river.Workers
+	maxWorkers  int
+	jobTimeout  time.Duration
+	rescueAfter time.Duration
+	poll        time.Duration
+	maxAttempts int
+	log         *slog.Logger
+}
+
+// newQueue makes the River client for db.
+func newQueue(db *store.DB, o queueOptions) (queue, error) {
+	cfg := &river.Config{
+		Logger:               o.log,
+		MaxAttempts:          o.maxAttempts,
+		JobTimeout:           o.jobTimeout,
+		RescueStuckJobsAfter: o.rescueAfter,
+		FetchPollInterval:    o.poll,
+		FetchCooldown:        min(o.poll, 100*time.Millisecond),
+		// Completed jobs are kept a day (the store keeps runs for good).
+		CompletedJobRetentionPeriod: 24 * time.Hour,
+	}
+	if o.work {
+		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.maxWorkers}}
+		cfg.Workers = o.workers
+	}
+	switch db.Kind {
+	case "postgres":
+		c, err := river.NewClient(riverpgxv5.New(db.Pool), cfg)
+		if err != nil {
+			return nil, fmt.Errorf("start the job queue: %w", err)
+		}
+		return riverQueue[pgx.Tx]{c}, nil
+	case "sqlite":
+		// SQLite has no LISTEN/NOTIFY: workers poll.
+		cfg.PollOnly = true
+		c, err := river.NewClient(riversqlite.New(db.SQL), cfg)
+		if err != nil {
+			return nil, fmt.Errorf("start the job queue: %w", err)
+		}
+		return riverQueue[*sql.Tx]{c}, nil
+	}
+	return nil, fmt.Errorf("start the job queue: unknown database kind %q", db.Kind)
+}
+
+// lower is how names go into unique job arguments.
+func lower(s string) string { return strings.ToLower(s) }

@@ -1,0 +1,371 @@
+// Package server is `council serve`: a GitHub App service that takes webhooks, queues one
+// review job per pull request on River, and runs the jobs with the same pull request flow as
+// `council review --pr --post`. Its store and queue share one database: SQLite on one machine,
+// Postgres for several processes (web and workers) on any number of machines.
+//
+// It must never review inline in a webhook (GitHub gives ten seconds), never log a secret or
+// a payload, and never send the model provider's key anywhere but the server's own provider
+// settings (a repository's .council.yaml cannot redirect it).
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/riverqueue/river"
+
+	"github.com/council-dev/council/internal/config"
+	"github.com/council-dev/council/internal/github"
+	"github.com/council-dev/council/internal/provider"
+	"github.com/council-dev/council/internal/store"
+)
+
+// Options are what Run needs besides the config.
+type Options struct {
+	Config Config
+	// NewClient makes the model client of a provider ("anthropic", "openai") from the
+	// config's keys; the CLI passes its SDK clients, so that this package never compiles them.
+	NewClient func(provider string) (provider.Client, error)
+	Log       *slog.Logger
+	Version   string
+	// GitHubHTTP carries the requests to GitHub; nil for the default.
+	GitHubHTTP *http.Client
+	// Ready is told the address the server listens on, once it serves (tests use port 0).
+	Ready func(addr string)
+	Now   func() time.Time
+}
+
+// Server is one `council serve` process.
+type Server struct {
+	cfg       Config
+	db        *store.DB
+	q         queue
+	m         *metrics
+	log       *slog.Logger
+	version   string
+	newClient func(string) (provider.Client, error)
+	ghHTTP    *http.Client
+	now       func() time.Time
+
+	stopping atomic.Bool
+	started  atomic.Bool
+
+	mu       sync.Mutex
+	inflight map[int64]int // installation -> jobs running in this process
+	clients  map[int64]installationClient
+	models   map[string]provider.Client
+	modelSem chan struct{}
+}
+
+// installationClient is a cached GitHub client of one installation: its token cache lives as
+// long as it does.
+type installationClient struct {
+	c       *github.Client
+	created time.Time
+}
+
+// Run serves until ctx ends, then stops taking webhooks and drains the running jobs for up to
+// COUNCIL_SHUTDOWN_TIMEOUT.
+func Run(ctx context.Context, o Options) error {
+	cfg := o.Config
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	db, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	s := &Server{
+		cfg: cfg, db: db, log: o.Log, version: o.Version, newClient: o.NewClient, ghHTTP: o.GitHubHTTP, now: o.Now,
+		inflight: map[int64]int{}, clients: map[int64]installationClient{}, models: map[string]provider.Client{},
+		modelSem: make(chan struct{}, cfg.MaxModelCalls),
+	}
+	s.m = newMetrics(db.JobCounts)
+	work := cfg.Role != "web"
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &reviewWorker{s: s})
+	river.AddWorker(workers, &commandWorker{s: s})
+	if s.q, err = newQueue(db, queueOptions{
+		work: work, workers: workers, maxWorkers: cfg.Workers,
+		jobTimeout: cfg.Duration("COUNCIL_JOB_TIMEOUT"), rescueAfter: cfg.Duration("COUNCIL_RESCUE_AFTER"),
+		poll: cfg.Duration("COUNCIL_POLL_INTERVAL"), maxAttempts: cfg.MaxAttempts, log: riverLogger(o.Log),
+	}); err != nil {
+		return err
+	}
+	if work {
+		if err := s.q.start(context.WithoutCancel(ctx)); err != nil {
+			return fmt.Errorf("start the job queue: %w", err)
+		}
+	}
+	s.started.Store(true)
+
+	srv := &http.Server{Addr: cfg.Addr, Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
+	ln, err := listen(cfg.Addr)
+	if err != nil {
+		return err
+	}
+	o.Log.Info("council serve started", "addr", ln.Addr().String(), "role", cfg.Role, "database", db.Kind, "workers", cfg.Workers, "version", o.Version)
+	if o.Ready != nil {
+		o.Ready(ln.Addr().String())
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve HTTP: %w", err)
+	case <-ctx.Done():
+	}
+	o.Log.Info("shutting down: no new webhooks; draining running jobs", "timeout", cfg.Duration("COUNCIL_SHUTDOWN_TIMEOUT").String())
+	s.stopping.Store(true)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.Duration("COUNCIL_SHUTDOWN_TIMEOUT"))
+	defer cancel()
+	herr := srv.Shutdown(sctx)
+	var qerr error
+	if work {
+		qerr = s.q.stop(sctx)
+	}
+	o.Log.Info("council serve stopped")
+	return errors.Join(herr, qerr)
+}
+
+// routes are the HTTP endpoints of the process's role.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))
+	if s.cfg.Role != "worker" {
+		mux.Handle("/webhook", NewWebhookHandler(WebhookOptions{
+			Secret: []byte(s.cfg.WebhookSecret), MaxBody: s.cfg.WebhookMaxBody, Deliveries: s.db, Dispatch: s, Log: s.log,
+			Metrics: func(event, outcome string) { s.m.webhooks.WithLabelValues(event, outcome).Inc() },
+		}))
+		mux.HandleFunc("GET /api/runs", s.apiRuns)
+	}
+	return mux
+}
+
+// readyz: the database answers and the queue runs.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	switch {
+	case s.stopping.Load():
+		http.Error(w, "stopping", http.StatusServiceUnavailable)
+	case !s.started.Load():
+		http.Error(w, "queue not started", http.StatusServiceUnavailable)
+	case s.db.Ping(ctx) != nil:
+		http.Error(w, "database unreachable", http.StatusServiceUnavailable)
+	default:
+		_, _ = w.Write([]byte("ready\n"))
+	}
+}
+
+// apiRuns lists recent runs as JSON: ?repo=owner/name&number=&status=&limit=.
+func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := store.RunFilter{Repo: q.Get("repo"), Status: q.Get("status")}
+	for name, p := range map[string]*int{"number": &f.Number, "limit": &f.Limit} {
+		if v := q.Get(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				http.Error(w, name+" must be a whole number", http.StatusBadRequest)
+				return
+			}
+			*p = n
+		}
+	}
+	runs, err := s.db.Runs(r.Context(), f)
+	if err != nil {
+		s.log.Error("list runs", "error", err)
+		http.Error(w, "cannot read the runs", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"runs": RunsJSON(runs)})
+}
+
+// RunJSON is one run as GET /api/runs and `council runs list --format json` show it.
+type RunJSON struct {
+	ID           int64     `json:"id"`
+	Installation int64     `json:"installation"`
+	Repo         string    `json:"repo"`
+	Number       int       `json:"number"`
+	Head         string    `json:"head"`
+	Trigger      string    `json:"trigger"`
+	Status       string    `json:"status"`
+	Attempt      int       `json:"attempt"`
+	Started      time.Time `json:"started"`
+	Finished     time.Time `json:"finished,omitzero"`
+	Findings     int       `json:"findings"`
+	Posted       int       `json:"posted"`
+	InputTokens  int64     `json:"input_tokens"`
+	OutputTokens int64     `json:"output_tokens"`
+	CostUSD      float64   `json:"cost_usd"`
+	Reason       string    `json:"reason,omitempty"`
+}
+
+// RunsJSON converts store runs.
+func RunsJSON(runs []store.Run) []RunJSON {
+	out := make([]RunJSON, 0, len(runs))
+	for _, r := range runs {
+		out = append(out, RunJSON{
+			ID: r.ID, Installation: r.Installation, Repo: r.Repo, Number: r.Number, Head: r.Head, Trigger: r.Trigger,
+			Status: r.Status, Attempt: r.Attempt, Started: r.Started, Finished: r.Finished, Findings: r.Findings,
+			Posted: r.Posted, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, Reason: r.Error,
+		})
+	}
+	return out
+}
+
+// Dispatch turns a verified webhook event into queue jobs and installation records.
+func (s *Server) Dispatch(ctx context.Context, e github.Event, delivery string) error {
+	switch e.Name {
+	case "installation":
+		switch e.Action {
+		case "deleted":
+			return s.db.DeleteInstallation(ctx, e.Installation)
+		case "suspend", "unsuspend", "created", "new_permissions_accepted":
+			if err := s.db.UpsertInstallation(ctx, store.Installation{ID: e.Installation, Account: e.Account, Suspended: e.Action == "suspend"}); err != nil {
+				return err
+			}
+			s.forget(e.Installation) // its permissions may have changed: a new token
+			if len(e.ReposAdded) > 0 {
+				return s.db.SetRepositories(ctx, e.Installation, e.ReposAdded, nil)
+			}
+		}
+		return nil
+	case "installation_repositories":
+		return s.db.SetRepositories(ctx, e.Installation, e.ReposAdded, e.ReposRemoved)
+	case "pull_request":
+		if e.Draft {
+			inst, _, err := s.db.Installation(ctx, e.Installation)
+			if err != nil {
+				return err
+			}
+			if !s.cfg.ReviewDrafts && !inst.Settings.ReviewDrafts {
+				return nil // a draft: reviewed when it is marked ready (ready_for_review)
+			}
+		}
+		_, err := s.q.insert(ctx, ReviewArgs{
+			Installation: e.Installation, Owner: lower(e.Owner), Repo: lower(e.Repo), Number: e.Number,
+			Trigger: e.Action, Delivery: delivery,
+		})
+		return err
+	case "issue_comment":
+		cmd, ok := github.ParseCommand(e.Comment)
+		if !ok {
+			return nil
+		}
+		_, err := s.q.insert(ctx, CommandArgs{
+			Installation: e.Installation, Owner: e.Owner, Repo: e.Repo, Number: e.Number,
+			Command: string(cmd), Commenter: e.Commenter, Delivery: delivery,
+		})
+		return err
+	}
+	return nil
+}
+
+// github is the installation's client, cached (and with it its installation token) for
+// COUNCIL_INSTALLATION_CLIENT_TTL.
+func (s *Server) github(inst int64) (*github.Client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.clients[inst]; ok && s.now().Sub(c.created) < s.cfg.Duration("COUNCIL_INSTALLATION_CLIENT_TTL") {
+		return c.c, nil
+	}
+	c, err := github.New(github.Options{
+		AppID: s.cfg.AppID, InstallationID: inst, PrivateKey: []byte(s.cfg.PrivateKey), BaseURL: s.cfg.APIURL,
+		HTTPClient: s.ghHTTP, UserAgent: "council/" + s.version,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("GitHub client for installation %d: %w", inst, err)
+	}
+	s.clients[inst] = installationClient{c: c, created: s.now()}
+	return c, nil
+}
+
+func (s *Server) forget(inst int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.clients, inst)
+}
+
+// model is the process's client of a provider, shared by every job under one cap on requests
+// in flight, with the provider package's retries.
+func (s *Server) model(name string) (provider.Client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.models[name]; ok {
+		return c, nil
+	}
+	var c provider.Client
+	if s.cfg.ReplayDir != "" {
+		c = provider.Replay(name, s.cfg.ReplayDir)
+	} else {
+		if s.newClient == nil {
+			return nil, fmt.Errorf("no %s client in this build", name)
+		}
+		sdk, err := s.newClient(name)
+		if err != nil {
+			return nil, fmt.Errorf("set up the %s provider: %w", name, err)
+		}
+		c = provider.WithRetry(sdk, provider.RetryOptions{})
+	}
+	c = limitClient{next: c, sem: s.modelSem}
+	s.models[name] = c
+	return c, nil
+}
+
+// defaultProvider is the provider when neither COUNCIL_PROVIDER nor the repository's config
+// names one: whichever has credentials, Anthropic first.
+func (s *Server) defaultProvider() string {
+	if s.cfg.AnthropicAPIKey == "" && s.cfg.AnthropicBaseURL == "" && (s.cfg.OpenAIAPIKey != "" || s.cfg.OpenAIBaseURL != "") {
+		return "openai"
+	}
+	return "anthropic"
+}
+
+func configPrices(in map[string]config.Price) provider.Prices {
+	out := provider.Prices{}
+	for model, p := range in {
+		out[model] = provider.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
+	}
+	return out
+}
+
+// riverLogger keeps River's own lines at warning and above: its info lines are per job.
+func riverLogger(l *slog.Logger) *slog.Logger {
+	return slog.New(levelFilter{l.Handler(), slog.LevelWarn})
+}
+
+type levelFilter struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (f levelFilter) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= f.min && f.Handler.Enabled(ctx, l)
+}
+
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s (--addr): %w", addr, err)
+	}
+	return ln, nil
+}
