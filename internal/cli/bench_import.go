@@ -143,13 +143,13 @@ func benchImportRun(ctx context.Context, f *Factory, o *BenchImportOptions) erro
 		return err
 	}
 	ignore := cfg.Bench.AIReviewers
-	ghOpts, err := githubOptions(f.Getenv)
+	owner, repo, _ := splitRepo(o.Repo)
+	if len(o.PRs) > 0 {
+		owner, repo, _, _ = github.ParsePRRef(o.PRs[0])
+	}
+	client, err := githubClient(ctx, f.Getenv, owner, repo)
 	if err != nil {
 		return err
-	}
-	client, err := github.New(ghOpts)
-	if err != nil {
-		return fmt.Errorf("GitHub: %w", err)
 	}
 	r := &importRun{f: f, o: o, gh: client, ignore: append(append([]string(nil), ignore...), o.IgnoreUsers...)}
 	if r.log, err = bench.ReadImportLog(o.Out); err != nil {

@@ -144,13 +144,9 @@ func benchMirror(ctx context.Context, f *Factory, o *BenchMirrorOptions) error {
 	if err := hasCommits(ctx, clone, from, s); err != nil {
 		return err
 	}
-	ghOpts, err := githubOptions(f.Getenv)
+	gh, err := githubClient(ctx, f.Getenv, owner, sandbox)
 	if err != nil {
 		return err
-	}
-	gh, err := github.New(ghOpts)
-	if err != nil {
-		return fmt.Errorf("GitHub: %w", err)
 	}
 
 	web, err := webRoot(gh.BaseURL())
@@ -162,7 +158,11 @@ func benchMirror(ctx context.Context, f *Factory, o *BenchMirrorOptions) error {
 		remote = fmt.Sprintf("%s/%s/%s.git", web, owner, sandbox)
 	}
 	baseBranch, headBranch := mirrorBranches(s.ID)
-	if err := pushCommits(ctx, clone, remote, gitCredential(f.Getenv, gh.BaseURL()),
+	cred, err := gitCredentialFor(ctx, gh)
+	if err != nil {
+		return err
+	}
+	if err := pushCommits(ctx, clone, remote, cred,
 		"+"+s.Base+":refs/heads/"+baseBranch, "+"+s.Head+":refs/heads/"+headBranch); err != nil {
 		return fmt.Errorf("push sample %s to %s: %w", s.ID, shownURL(remote), err)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/council-dev/council/internal/doctor"
 	"github.com/council-dev/council/internal/engine"
-	"github.com/council-dev/council/internal/github"
 	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/provider/anthropic/anthropicapi"
 	"github.com/council-dev/council/internal/provider/openai/openaiapi"
@@ -232,11 +231,7 @@ func doctorGitHub(ctx context.Context, f *Factory, o *DoctorOptions) []doctor.Li
 	if o.Offline {
 		return []doctor.Line{{Status: doctor.Warn, Check: check, Text: "not checked (--offline)"}}
 	}
-	opts, err := githubOptions(f.Getenv)
-	if err != nil {
-		return []doctor.Line{{Status: doctor.Fail, Check: check, Text: err.Error()}}
-	}
-	gh, err := github.New(opts)
+	gh, err := githubClient(ctx, f.Getenv, o.owner, o.repoName)
 	if err != nil {
 		return []doctor.Line{{Status: doctor.Fail, Check: check, Text: err.Error()}}
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/council-dev/council/internal/bench"
 	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/engine"
-	"github.com/council-dev/council/internal/github"
 	"github.com/council-dev/council/internal/persona"
 	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/review"
@@ -264,13 +263,13 @@ func evalImport(ctx context.Context, f *Factory, o *PersonaEvalOptions, prs []pe
 	if err != nil {
 		return err
 	}
-	ghOpts, err := githubOptions(f.Getenv)
+	owner, repo := "", ""
+	if len(prs) > 0 {
+		owner, repo, _ = splitRepo(prs[0].Repo)
+	}
+	client, err := githubClient(ctx, f.Getenv, owner, repo)
 	if err != nil {
 		return err
-	}
-	client, err := github.New(ghOpts)
-	if err != nil {
-		return fmt.Errorf("GitHub: %w", err)
 	}
 	bo := &BenchImportOptions{Out: dataset, Clone: o.Clone, PRs: importSpecs(prs)}
 	r := &importRun{f: f, o: bo, gh: client, ignore: bcfg.Bench.AIReviewers, authors: []string{o.Login}}

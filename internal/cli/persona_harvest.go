@@ -221,13 +221,13 @@ func countAll(cs []review.Count) int {
 
 // harvestCmd says whose comments it reads and where, then harvests them from GitHub.
 func harvestCmd(ctx context.Context, f *Factory, o *PersonaBuildOptions, cfg config.Config) (harvested, error) {
-	ghOpts, err := githubOptions(f.Getenv)
+	owner, repo := "", ""
+	if len(o.Repos) > 0 {
+		owner, repo, _ = splitRepo(o.Repos[0])
+	}
+	client, err := githubClient(ctx, f.Getenv, owner, repo)
 	if err != nil {
 		return harvested{}, err
-	}
-	client, err := github.New(ghOpts)
-	if err != nil {
-		return harvested{}, fmt.Errorf("GitHub: %w", err)
 	}
 	cacheDir := o.CacheDir
 	if cacheDir == "" {

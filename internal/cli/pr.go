@@ -65,13 +65,14 @@ func githubOptions(getenv func(string) string) (github.Options, error) {
 }
 
 // githubClient is the client for owner/repo: with a GitHub App's credentials and no
-// GITHUB_APP_INSTALLATION_ID, the App's installation on that repository.
+// GITHUB_APP_INSTALLATION_ID, the App's installation on that repository ("" for none known:
+// then the installation id is required).
 func githubClient(ctx context.Context, getenv func(string) string, owner, repo string) (*github.Client, error) {
 	opts, err := githubOptions(getenv)
 	if err != nil {
 		return nil, err
 	}
-	if opts.Token == "" && opts.InstallationID == 0 {
+	if opts.Token == "" && opts.InstallationID == 0 && owner != "" && repo != "" {
 		if opts.InstallationID, err = github.InstallationFor(ctx, opts, owner, repo); err != nil {
 			return nil, err
 		}

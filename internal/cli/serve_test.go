@@ -132,7 +132,7 @@ func (b *syncBuffer) String() string {
 
 // serveInProcess runs `council serve` in this process until the test ends, and waits until it
 // is ready.
-func serveInProcess(t *testing.T, env map[string]string) (base string, logs *syncBuffer) {
+func serveInProcess(t testing.TB, env map[string]string) (base string, logs *syncBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	logs = &syncBuffer{}
@@ -157,7 +157,7 @@ func serveInProcess(t *testing.T, env map[string]string) (base string, logs *syn
 	return base, logs
 }
 
-func waitReady(t *testing.T, base string, logs fmt.Stringer) {
+func waitReady(t testing.TB, base string, logs fmt.Stringer) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {

@@ -89,22 +89,18 @@ func Open(ctx context.Context, gh *github.Client, owner, repo string, number int
 		}
 	}
 	for _, r := range reviews {
-		if !p.trusted(r.User) {
-			continue
-		}
-		ms := ghreview.ParseMarkers(r.Body)
-		markers = append(markers, ms...)
-		for _, m := range ms {
-			if m.Review && m.Head != "" {
-				p.LastHead = m.Head // reviews come oldest first
-			}
+		if p.trusted(r.User) {
+			markers = append(markers, ghreview.ParseMarkers(r.Body)...)
 		}
 	}
+	// The head reviewed last is the summary comment's: a run updates it after all of its
+	// reviews are posted, so a run that died halfway (a worker killed, GitHub down) has not
+	// reviewed its head yet, and the next run posts the reviews it did not.
 	for _, c := range p.issue {
-		if p.trusted(c.User) {
+		if p.trusted(c.User) && strings.Contains(c.Body, SummaryMarker) {
 			for _, m := range ghreview.ParseMarkers(c.Body) {
 				if m.Review && m.Head != "" {
-					p.LastHead = m.Head // the summary, updated on every posting run, has the latest
+					p.LastHead = m.Head
 				}
 			}
 		}

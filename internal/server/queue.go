@@ -66,11 +66,19 @@ func (CommandArgs) Kind() string { return "council_command" }
 type queue interface {
 	insert(ctx context.Context, args river.JobArgs) (duplicate bool, err error)
 	start(ctx context.Context) error
+	// complete marks a running review job completed at once, from inside its Work. River
+	// otherwise completes jobs in batches up to 250ms after Work returns, and until then the
+	// job holds its unique slot: a push or a /council resume in that window would be
+	// deduplicated against a job that never runs again, and be lost.
+	complete(ctx context.Context, job *river.Job[ReviewArgs]) error
 	// stop waits for running jobs until ctx ends, then cancels them.
 	stop(ctx context.Context) error
 }
 
-type riverQueue[TTx any] struct{ c *river.Client[TTx] }
+type riverQueue[TTx any] struct {
+	c          *river.Client[TTx]
+	completeTx func(ctx context.Context, job *river.Job[ReviewArgs]) error
+}
 
 func (q riverQueue[TTx]) insert(ctx context.Context, args river.JobArgs) (bool, error) {
 	res, err := q.c.Insert(ctx, args, nil)
@@ -81,6 +89,10 @@ func (q riverQueue[TTx]) insert(ctx context.Context, args river.JobArgs) (bool, 
 }
 
 func (q riverQueue[TTx]) start(ctx context.Context) error { return q.c.Start(ctx) }
+
+func (q riverQueue[TTx]) complete(ctx context.Context, job *river.Job[ReviewArgs]) error {
+	return q.completeTx(ctx, job)
+}
 
 func (q riverQueue[TTx]) stop(ctx context.Context) error {
 	err := q.c.Stop(ctx)
@@ -128,7 +140,17 @@ func newQueue(db *store.DB, o queueOptions) (queue, error) {
 		if err != nil {
 			return nil, fmt.Errorf("start the job queue: %w", err)
 		}
-		return riverQueue[pgx.Tx]{c}, nil
+		return riverQueue[pgx.Tx]{c: c, completeTx: func(ctx context.Context, job *river.Job[ReviewArgs]) error {
+			tx, err := db.Pool.Begin(ctx)
+			if err != nil {
+				return fmt.Errorf("complete job %d: %w", job.ID, err)
+			}
+			defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+			if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
+				return fmt.Errorf("complete job %d: %w", job.ID, err)
+			}
+			return tx.Commit(ctx)
+		}}, nil
 	case "sqlite":
 		// SQLite has no LISTEN/NOTIFY: workers poll.
 		cfg.PollOnly = true
@@ -136,7 +158,17 @@ func newQueue(db *store.DB, o queueOptions) (queue, error) {
 		if err != nil {
 			return nil, fmt.Errorf("start the job queue: %w", err)
 		}
-		return riverQueue[*sql.Tx]{c}, nil
+		return riverQueue[*sql.Tx]{c: c, completeTx: func(ctx context.Context, job *river.Job[ReviewArgs]) error {
+			tx, err := db.SQL.BeginTx(ctx, nil)
+			if err != nil {
+				return fmt.Errorf("complete job %d: %w", job.ID, err)
+			}
+			defer func() { _ = tx.Rollback() }()
+			if _, err := river.JobCompleteTx[*riversqlite.Driver](ctx, tx, job); err != nil {
+				return fmt.Errorf("complete job %d: %w", job.ID, err)
+			}
+			return tx.Commit()
+		}}, nil
 	}
 	return nil, fmt.Errorf("start the job queue: unknown database kind %q", db.Kind)
 }

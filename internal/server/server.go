@@ -118,7 +118,11 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	o.Log.Info("council serve started", "addr", ln.Addr().String(), "role", cfg.Role, "database", db.Kind, "workers", cfg.Workers, "version", o.Version)
+	jobs := 0
+	if work {
+		jobs = cfg.Workers
+	}
+	o.Log.Info("council serve started", "addr", ln.Addr().String(), "role", cfg.Role, "database", db.Kind, "workers", jobs, "version", o.Version)
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())
 	}
@@ -150,10 +154,15 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))
 	if s.cfg.Role != "worker" {
-		mux.Handle("/webhook", NewWebhookHandler(WebhookOptions{
+		hook := NewWebhookHandler(WebhookOptions{
 			Secret: []byte(s.cfg.WebhookSecret), MaxBody: s.cfg.WebhookMaxBody, Deliveries: s.db, Dispatch: s, Log: s.log,
 			Metrics: func(event, outcome string) { s.m.webhooks.WithLabelValues(event, outcome).Inc() },
-		}))
+		})
+		mux.HandleFunc("/webhook", func(w http.ResponseWriter, r *http.Request) {
+			t0 := time.Now()
+			hook.ServeHTTP(w, r)
+			s.m.deliveries.Observe(time.Since(t0).Seconds())
+		})
 		mux.HandleFunc("GET /api/runs", s.apiRuns)
 	}
 	return mux
@@ -318,11 +327,11 @@ func (s *Server) model(name string) (provider.Client, error) {
 		c = provider.Replay(name, s.cfg.ReplayDir)
 	} else {
 		if s.newClient == nil {
-			return nil, fmt.Errorf("no %s client in this build", name)
+			return nil, &setupError{fmt.Errorf("no %s client in this build", name)}
 		}
 		sdk, err := s.newClient(name)
 		if err != nil {
-			return nil, fmt.Errorf("set up the %s provider: %w", name, err)
+			return nil, &setupError{fmt.Errorf("set up the %s provider: %w", name, err)}
 		}
 		c = provider.WithRetry(sdk, provider.RetryOptions{})
 	}

@@ -46,15 +46,15 @@ func (w *commandWorker) Work(ctx context.Context, job *river.Job[CommandArgs]) e
 
 // outcome is what reviewPR did when it did not fail.
 type outcome struct {
-	skipped   string // why nothing was reviewed; "" when it was
-	head      string
-	rep       report.Report
-	posted    int
-	headMoved bool // the pull request has a newer head than the one reviewed
+	skipped string // why nothing was reviewed; "" when it was
+	head    string
+	rep     report.Report
+	posted  int
+	ran     bool // the pull request flow ran at head (reviewed it, or found it reviewed)
 }
 
 // review runs one review job: the pull request at its newest head, posted as the CLI would
-// post it. A push while it runs makes it run again (snoozed, not retried) at the new head.
+// post it. A push while it runs queues a review of the new head once it is done.
 func (s *Server) review(ctx context.Context, job *river.Job[ReviewArgs]) error {
 	a := job.Args
 	if !s.acquire(a.Installation) {
@@ -72,6 +72,13 @@ func (s *Server) review(ctx context.Context, job *river.Job[ReviewArgs]) error {
 	})
 	if err != nil {
 		return fmt.Errorf("record the run: %w", err)
+	}
+	log.Info("review run started", "run", runID, "trigger", a.Trigger)
+	if job.Attempt > 1 {
+		// An earlier attempt whose worker died (SIGKILL, a lost machine) never ended its run.
+		if _, err := s.db.AbandonRuns(ctx, job.ID, runID, "the worker stopped during this run (killed, or its machine lost); the job ran again"); err != nil {
+			log.Warn("end the runs of earlier attempts", "error", err.Error())
+		}
 	}
 	out, err := s.reviewPR(ctx, a, log)
 	res := store.Result{Head: out.head, Posted: out.posted, Finished: time.Now()}
@@ -103,11 +110,37 @@ func (s *Server) review(ctx context.Context, job *river.Job[ReviewArgs]) error {
 	if err != nil {
 		return s.retry(err, log)
 	}
-	if out.headMoved {
-		log.Info("the pull request moved on while it was reviewed: reviewing the new head")
-		return river.JobSnooze(0)
+	// Complete the job before looking at the head: until it is completed it holds its unique
+	// slot, and a delivery then (a push, /council resume) would be dropped as a duplicate of a
+	// job that is done. A push after this is queued by its own delivery; one before it is seen
+	// below.
+	if cerr := s.q.complete(ctx, job); cerr != nil {
+		log.Warn("complete the job", "error", cerr.Error())
+		if out.ran && s.headMoved(ctx, a, out.head) {
+			return river.JobSnooze(0) // the old way: this job runs again at the new head
+		}
+		return nil
+	}
+	if out.ran && s.headMoved(ctx, a, out.head) {
+		log.Info("the pull request moved on while it was reviewed: queueing a review of the new head")
+		next := a
+		next.Full, next.Trigger, next.Delivery = false, "synchronize", ""
+		if _, err := s.q.insert(ctx, next); err != nil {
+			// The job is completed: an error returned now would change nothing.
+			log.Error("queue a review of the new head", "error", err.Error())
+		}
 	}
 	return nil
+}
+
+// headMoved says whether the open pull request's head is no longer head.
+func (s *Server) headMoved(ctx context.Context, a ReviewArgs, head string) bool {
+	gh, err := s.github(a.Installation)
+	if err != nil {
+		return false
+	}
+	now, err := gh.PullRequest(ctx, a.Owner, a.Repo, a.Number)
+	return err == nil && now.State == "open" && now.HeadSHA != head
 }
 
 // reviewPR checks that the pull request should be reviewed and runs the pull request flow.
@@ -117,6 +150,9 @@ func (s *Server) reviewPR(ctx context.Context, a ReviewArgs, log *slog.Logger) (
 	if err != nil {
 		return out, err
 	}
+	// An installation the store has not recorded (installed before the server first ran) reads
+	// as the zero Installation: it is still this one, whose spend the budget counts.
+	inst.ID = a.Installation
 	if inst.Suspended {
 		out.skipped = "the installation is suspended"
 		return out, nil
@@ -202,10 +238,7 @@ func (s *Server) reviewPR(ctx context.Context, a ReviewArgs, log *slog.Logger) (
 	if err != nil {
 		return out, err
 	}
-	out.skipped, out.rep, out.posted = res.Skipped, res.Report, res.Posted
-	if now, err := gh.PullRequest(ctx, a.Owner, a.Repo, a.Number); err == nil && now.State == "open" && now.HeadSHA != pr.Info.HeadSHA {
-		out.headMoved = true
-	}
+	out.skipped, out.rep, out.posted, out.ran = res.Skipped, res.Report, res.Posted, true
 	return out, nil
 }
 
@@ -234,11 +267,11 @@ func (s *Server) overBudget(ctx context.Context, pr *prflow.PR, inst store.Insta
 	if spent < limit {
 		return "", nil
 	}
-	why := fmt.Sprintf("the installation's monthly budget of $%.2f is spent ($%.2f this month)", limit, spent)
+	why := fmt.Sprintf("the installation's monthly budget of %s is spent (%s this month)", usd(limit), usd(spent))
 	if marker := budgetMarker(month); !pr.Said(marker) {
 		next := month.AddDate(0, 1, 0)
-		body := fmt.Sprintf("%s\n> [!NOTE]\n> council is paused: this installation's monthly review budget of $%.2f is spent. Reviews resume on %s, or when an administrator raises the budget.\n",
-			marker, limit, next.Format("2 January 2006"))
+		body := fmt.Sprintf("%s\n> [!NOTE]\n> council is paused: this installation's monthly review budget of %s is spent. Reviews resume on %s, or when an administrator raises the budget.\n",
+			marker, usd(limit), next.Format("2 January 2006"))
 		if err := pr.Say(ctx, body); err != nil {
 			return why, err
 		}
@@ -298,7 +331,9 @@ func (s *Server) command(ctx context.Context, job *river.Job[CommandArgs]) error
 // with the reason in the run's record), else retry with River's backoff.
 func (s *Server) retry(err error, log *slog.Logger) error {
 	kind, service, permanent, wait := classify(err)
-	s.m.errors.WithLabelValues(service, kind).Inc()
+	if service != "provider" { // the job's client counted each failed model request already
+		s.m.errors.WithLabelValues(service, kind).Inc()
+	}
 	log.Warn("review job failed", "service", service, "kind", kind, "permanent", permanent, "error", err.Error())
 	switch {
 	case s.stopping.Load() && errors.Is(err, context.Canceled):
@@ -325,6 +360,7 @@ func classify(err error) (kind, service string, permanent bool, wait time.Durati
 		pTimeout *provider.TimeoutError
 		pNet     *provider.TransportError
 		cfgErr   *config.Error
+		setup    *setupError
 	)
 	switch {
 	case errors.As(err, &ghRate):
@@ -357,6 +393,8 @@ func classify(err error) (kind, service string, permanent bool, wait time.Durati
 		return "timeout", "provider", false, 0
 	case errors.As(err, &pNet):
 		return "transport", "provider", false, 0
+	case errors.As(err, &setup):
+		return "setup", "council", true, 0
 	case errors.As(err, &cfgErr):
 		return "config", "council", true, 0 // the repository's .council.yaml: fixed by a commit, not by waiting
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -364,6 +402,13 @@ func classify(err error) (kind, service string, permanent bool, wait time.Durati
 	}
 	return "other", "council", false, 0
 }
+
+// setupError is the server's own configuration failing a job: a provider it has no key for,
+// say. Waiting does not fix it; the operator does.
+type setupError struct{ err error }
+
+func (e *setupError) Error() string { return e.err.Error() }
+func (e *setupError) Unwrap() error { return e.err }
 
 // jobClient is one job's view of the shared model client: it remembers the provider errors
 // the job met, so that a review every reviewer failed can be told apart (waiting helps, or not).
@@ -509,4 +554,12 @@ func ledgerRows(rep report.Report) []store.LedgerRow {
 		row("cache warm-up", "", rep.Usage.CacheWarmup, 0)
 	}
 	return out
+}
+
+// usd shows an amount in US dollars: cents, or more digits below a dollar.
+func usd(v float64) string {
+	if v < 1 {
+		return fmt.Sprintf("$%.4f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
 }

@@ -191,6 +191,16 @@ func (s *postgresStore) StartRun(ctx context.Context, r Run) (int64, error) {
 	return id, nil
 }
 
+func (s *postgresStore) AbandonRuns(ctx context.Context, jobID, keep int64, reason string) (int, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE runs SET status = $1, error = $2, finished = $3
+		WHERE job_id = $4 AND status = $5 AND id <> $6`,
+		StatusFailed, reason, time.Now().UTC(), jobID, StatusRunning, keep)
+	if err != nil {
+		return 0, fmt.Errorf("abandon the runs of job %d: %w", jobID, err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
 func (s *postgresStore) FinishRun(ctx context.Context, id int64, res Result) error {
 	if res.Status == "" {
 		return fmt.Errorf("finish run %d: empty status", id)

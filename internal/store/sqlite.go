@@ -208,6 +208,17 @@ func (s *sqliteStore) StartRun(ctx context.Context, r Run) (int64, error) {
 	return id, nil
 }
 
+func (s *sqliteStore) AbandonRuns(ctx context.Context, jobID, keep int64, reason string) (int, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE runs SET status = ?, error = ?, finished = ?
+		WHERE job_id = ? AND status = ? AND id <> ?`,
+		StatusFailed, reason, micros(time.Now()), jobID, StatusRunning, keep)
+	if err != nil {
+		return 0, fmt.Errorf("abandon the runs of job %d: %w", jobID, err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
 func (s *sqliteStore) FinishRun(ctx context.Context, id int64, res Result) error {
 	if res.Status == "" {
 		return fmt.Errorf("finish run %d: empty status", id)

@@ -45,6 +45,10 @@ type Store interface {
 	StartRun(ctx context.Context, r Run) (int64, error)
 	// FinishRun records how a run ended, with its findings and ledger rows, and its totals.
 	FinishRun(ctx context.Context, id int64, res Result) error
+	// AbandonRuns ends the runs of a queue job that are still "running" but for the run
+	// keep: a worker that died mid-job (killed, its machine lost) left them so. They become
+	// failed with reason. It returns how many it ended.
+	AbandonRuns(ctx context.Context, jobID, keep int64, reason string) (int, error)
 	// Runs lists runs, newest first.
 	Runs(ctx context.Context, f RunFilter) ([]Run, error)
 	// Findings lists a run's findings in the order they were recorded.

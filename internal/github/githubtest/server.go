@@ -275,7 +275,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if delay != nil {
 		if d := delay(r.Method, strings.TrimPrefix(r.URL.Path, BasePath)); d > 0 {
-			time.Sleep(d)
+			select {
+			case <-time.After(d):
+			case <-r.Context().Done():
+				return // the client went away while its request waited: it never arrived
+			}
 		}
 	}
 	body, _ := io.ReadAll(r.Body)
@@ -628,7 +632,8 @@ func sortedIDs[V any](m map[int64]V) []int64 {
 }
 
 // SetDelay makes the fake wait f(method, path) before serving each request (path without
-// BasePath), as a slow GitHub does: tests use it to stop a client in the middle of its work.
+// BasePath), as a slow network does: tests use it to stop a client in the middle of its work.
+// A request whose client disconnects while it waits is dropped, as if it never arrived.
 func (s *Server) SetDelay(f func(method, path string) time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

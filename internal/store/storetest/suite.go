@@ -32,6 +32,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Ping", testPing},
 		{"ForgetDelivery", testForgetDelivery},
 		{"JobCounts", testJobCounts},
+		{"AbandonRuns", testAbandonRuns},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			t.Parallel()
@@ -533,5 +534,38 @@ func testJobCounts(t *testing.T, s store.Store) {
 	}
 	if len(counts) != 0 {
 		t.Errorf("counts of a new queue = %v, want none", counts)
+	}
+}
+
+func testAbandonRuns(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	start := func(job int64) int64 {
+		id, err := s.StartRun(ctx, store.Run{Installation: 1, Repo: "o/r", Number: 1, JobID: job, Started: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	dead, done, other := start(7), start(7), start(8)
+	if err := s.FinishRun(ctx, done, store.Result{Status: store.StatusSucceeded, Finished: base}); err != nil {
+		t.Fatal(err)
+	}
+	now := start(7)
+	n, err := s.AbandonRuns(ctx, 7, now, "the worker stopped")
+	if err != nil || n != 1 {
+		t.Fatalf("AbandonRuns = %d, %v; want the one dead run", n, err)
+	}
+	runs, err := s.Runs(ctx, store.RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]string{dead: store.StatusFailed, done: store.StatusSucceeded, other: store.StatusRunning, now: store.StatusRunning}
+	for _, r := range runs {
+		if r.Status != want[r.ID] {
+			t.Errorf("run %d: status %q, want %q", r.ID, r.Status, want[r.ID])
+		}
+		if r.ID == dead && (r.Error != "the worker stopped" || r.Finished.IsZero()) {
+			t.Errorf("abandoned run: %+v", r)
+		}
 	}
 }
