@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -161,6 +162,12 @@ func runsList(ctx context.Context, f *Factory, o *RunsOptions) error {
 	}
 	if url == "" {
 		url = server.DefaultDatabaseURL
+	}
+	// Reading runs must not create an empty database where the server's is not.
+	if path, ok := strings.CutPrefix(url, "sqlite://"); ok {
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("no council serve database at %s: pass --database-url (or set COUNCIL_DATABASE_URL) to the server's", path)
+		}
 	}
 	db, err := store.Open(ctx, url)
 	if err != nil {

@@ -291,3 +291,16 @@ func equalSummaries(a, b []string) bool {
 var wallTime = regexp.MustCompile(` · [0-9.]+s\n`)
 
 func cut(s string) string { return wallTime.ReplaceAllString(s, "\n") }
+
+// council runs list never makes an empty database where the server's is not.
+func TestRunsListNeedsTheServersDatabase(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nope.db")
+	r := council(t, nil, "runs", "list", "--database-url", "sqlite://"+path)
+	if r.code == 0 || !strings.Contains(r.err, "no council serve database at "+path) {
+		t.Errorf("exit %d; stderr:\n%s", r.code, r.err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Errorf("runs list created %s", path)
+	}
+}

@@ -349,12 +349,17 @@ func (s *Server) defaultProvider() string {
 	return "anthropic"
 }
 
-func configPrices(in map[string]config.Price) provider.Prices {
-	out := provider.Prices{}
-	for model, p := range in {
-		out[model] = provider.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
+// prices are the built-in prices, and a repository's own only for models they lack: what a
+// review costs counts against the installation's budget, so a repository cannot lower it.
+func prices(repo map[string]config.Price) provider.Prices {
+	out := provider.DefaultPrices()
+	extra := provider.Prices{}
+	for model, p := range repo {
+		if _, ok := out.Lookup(model); !ok {
+			extra[model] = provider.Price{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite}
+		}
 	}
-	return out
+	return out.Merge(extra)
 }
 
 // riverLogger keeps River's own lines at warning and above: its info lines are per job.

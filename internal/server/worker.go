@@ -220,9 +220,7 @@ func (s *Server) reviewPR(ctx context.Context, a ReviewArgs, log *slog.Logger) (
 			jc.next = c
 			return jc, nil
 		},
-		Prices: func(sess *engine.Session) provider.Prices {
-			return provider.DefaultPrices().Merge(configPrices(sess.Config.Prices))
-		},
+		Prices: func(sess *engine.Session) provider.Prices { return prices(sess.Config.Prices) },
 		// A review that every reviewer failed for a reason waiting can fix is tried again,
 		// before it posts the summary that says it could not review.
 		Reviewed: func(_ *engine.Session, rep report.Report) error {
