@@ -199,14 +199,9 @@ func (e *Event) fromIssueComment(v *gh.IssueCommentEvent) error {
 }
 
 func (e *Event) fromInstallation(v *gh.InstallationEvent) error {
-	e.Action = v.GetAction()
-	e.Sender = v.GetSender().GetLogin()
-	in := v.GetInstallation()
-	if in.GetID() == 0 {
-		return errMissing("installation")
+	if err := e.fromInstallationOf(v.GetAction(), v.GetSender(), v.GetInstallation()); err != nil {
+		return err
 	}
-	e.Installation = in.GetID()
-	e.Account = in.GetAccount().GetLogin()
 	// Only a new installation's list is what it can now see; on "deleted" the installation is
 	// forgotten whole, and the other actions carry no change of repositories.
 	if e.Action == "created" {
@@ -215,15 +210,22 @@ func (e *Event) fromInstallation(v *gh.InstallationEvent) error {
 	return nil
 }
 
-func (e *Event) fromInstallationRepositories(v *gh.InstallationRepositoriesEvent) error {
-	e.Action = v.GetAction()
-	e.Sender = v.GetSender().GetLogin()
-	in := v.GetInstallation()
+// fromInstallationOf reads what both installation events carry.
+func (e *Event) fromInstallationOf(action string, sender *gh.User, in *gh.Installation) error {
+	e.Action = action
+	e.Sender = sender.GetLogin()
 	if in.GetID() == 0 {
 		return errMissing("installation")
 	}
 	e.Installation = in.GetID()
 	e.Account = in.GetAccount().GetLogin()
+	return nil
+}
+
+func (e *Event) fromInstallationRepositories(v *gh.InstallationRepositoriesEvent) error {
+	if err := e.fromInstallationOf(v.GetAction(), v.GetSender(), v.GetInstallation()); err != nil {
+		return err
+	}
 	e.ReposAdded = fullNames(v.RepositoriesAdded)
 	e.ReposRemoved = fullNames(v.RepositoriesRemoved)
 	return nil
