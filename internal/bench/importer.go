@@ -33,6 +33,7 @@ type PullRequest struct {
 	HeadSHA             string // the current head: the merged head once Merged
 	URL                 string
 	Merged              bool
+	Created             time.Time // when it was opened; zero when unknown
 }
 
 // User is the author of a review or comment. Bot is GitHub's own word (user type "Bot");
@@ -495,7 +496,7 @@ func (im *Importer) Import(ctx context.Context, owner, repo string, n int) (Impo
 		SampleVersion: SampleVersion, ID: SampleID(owner, repo, n), Repo: r,
 		PR: PR{
 			Number: h.PR.Number, Title: h.PR.Title, Body: h.PR.Body, Author: h.PR.Author,
-			BaseRef: h.PR.BaseRef, URL: h.PR.URL,
+			BaseRef: h.PR.BaseRef, URL: h.PR.URL, Created: h.PR.Created,
 		},
 		Base: base, Head: round.Head, Merge: merge, Truth: round.Truth, Dropped: round.Dropped,
 	}

@@ -18,8 +18,12 @@ type RunManifest struct {
 	MaxCostUSD float64  `json:"max_cost_usd,omitempty"`
 	// SpentUSD is what every invocation of the run cost, attempts that failed or were stopped
 	// included; --max-cost limits it. A sample's CostUSD is its last attempt's.
-	SpentUSD float64     `json:"spent_usd"`
-	Samples  []RunSample `json:"samples"`
+	SpentUSD float64 `json:"spent_usd"`
+	// Learnings is the learnings file every sample was reviewed with (--learnings); nil when
+	// each sample used its base revision's own. NoLearnings: none were used (--no-learnings).
+	Learnings   *LearningsUsed `json:"learnings,omitempty"`
+	NoLearnings bool           `json:"no_learnings,omitempty"`
+	Samples     []RunSample    `json:"samples"`
 }
 
 // Sample statuses in a run.
@@ -77,7 +81,9 @@ type Score struct {
 	Cost          Spread        `json:"cost_usd"`     // per PR, from the run's ledger
 	Time          Spread        `json:"wall_seconds"` // per PR
 	Judge         *JudgeSummary `json:"judge,omitempty"`
-	PerSample     []SampleScore `json:"per_sample"`
+	// Acceptance is what people did with council's posted comments (--signals); nil without.
+	Acceptance *Acceptance   `json:"acceptance,omitempty"`
+	PerSample  []SampleScore `json:"per_sample"`
 }
 
 // ScoreOptions are the knobs the score was computed with, so that it can be reproduced.

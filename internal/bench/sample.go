@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 // SampleVersion is the version of the sample format (docs/bench.md).
@@ -50,6 +51,9 @@ type PR struct {
 	Author  string `json:"author"`
 	BaseRef string `json:"base_ref"`
 	URL     string `json:"url,omitempty"`
+	// Created is when the pull request was opened; zero (left out) when unknown. A learnings
+	// file given to bench run must have been built from pull requests before the earliest.
+	Created time.Time `json:"created,omitzero"`
 }
 
 // Truth is one human review comment: a thread-starting inline comment, or a review's

@@ -369,7 +369,7 @@ func (h githubHistory) History(ctx context.Context, owner, repo string, n int) (
 		PR: bench.PullRequest{
 			Number: gh.PR.Number, Title: gh.PR.Title, Body: gh.PR.Body, Author: accountLogin(gh.PR.Author),
 			BaseRef: gh.PR.BaseRef, BaseSHA: gh.PR.BaseSHA, HeadSHA: gh.PR.HeadSHA, URL: gh.PR.HTMLURL,
-			Merged: gh.PR.Merged,
+			Merged: gh.PR.Merged, Created: gh.PR.CreatedAt,
 		},
 		Resolved: map[int64]bool{},
 	}

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +23,7 @@ import (
 	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/engine"
 	"github.com/council-dev/council/internal/finding"
+	"github.com/council-dev/council/internal/learn"
 	"github.com/council-dev/council/internal/ledger"
 	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/report"
@@ -42,6 +45,12 @@ type BenchRunOptions struct {
 	NoValidate       bool
 	Only             []string
 	CacheDir         string
+	// Learnings is a learnings file every sample is reviewed with instead of its base
+	// revision's; NoLearnings reviews with none. AllowLeak lets through a file the leak check
+	// refuses (it cites the dataset's pull requests, or is not dated before them).
+	Learnings   string
+	NoLearnings bool
+	AllowLeak   bool
 }
 
 // NewCmdBenchRun declares `council bench run`.
@@ -62,10 +71,20 @@ A run is resumable: samples already done in DIR are skipped, so running the same
 after an interrupt, a failure or a budget stop finishes the rest. --max-cost is a hard limit
 over the whole run directory, what earlier invocations spent included (run.json's spent_usd):
 no request is sent that could take it past the limit, and no sample is started whose estimate
-no longer fits. One run directory holds one provider and model.`,
+no longer fits. One run directory holds one provider and model.
+
+--learnings FILE reviews every sample with FILE's learnings (a .council/learnings.yaml made by
+council learn) instead of those of the sample's base revision; --no-learnings with none. Before
+any review, a FILE that could know the answers is refused: a learning whose evidence is a
+comment on one of the dataset's pull requests, or a file whose source.until is after the
+earliest sample's pull request was opened (or that has no source.until while the samples say
+when they were opened). Build it with council learn --until DATE, DATE before the dataset.
+--allow-learnings-leak runs anyway, for experiments; run.json records that it did.`,
 		Example: `  council bench run bench/mine --out runs/sonnet --concurrency 4 --max-cost 20
   council bench run bench/mine --out runs/haiku --model claude-haiku-4-5 --record rec/haiku
-  council bench run bench/mine --out runs/replayed --replay rec/haiku`,
+  council bench run bench/mine --out runs/replayed --replay rec/haiku
+  council bench run bench/mine --out runs/with-learnings --learnings learnings.yaml
+  council bench run bench/mine --out runs/without --no-learnings`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dataset = args[0]
@@ -93,6 +112,9 @@ no longer fits. One run directory holds one provider and model.`,
 	fl.BoolVar(&opts.NoValidate, "no-validate", false, "do not check findings with a second model call")
 	fl.StringSliceVar(&opts.Only, "only", nil, "review only these sample `ID`s, comma-separated")
 	fl.StringVar(&opts.CacheDir, "cache", "", "`DIR` for the clones of samples without repo.path (default: the user cache directory)")
+	fl.StringVar(&opts.Learnings, "learnings", "", "review every sample with the learnings of `FILE` instead of its base revision's")
+	fl.BoolVar(&opts.NoLearnings, "no-learnings", false, "review with no learnings, not even a sample's own")
+	fl.BoolVar(&opts.AllowLeak, "allow-learnings-leak", false, "use --learnings even when it cites the dataset's pull requests or is not dated before them (experiments only)")
 	return cmd
 }
 
@@ -106,6 +128,10 @@ func (o *BenchRunOptions) validate() error {
 		return errors.New("--max-cost must be >= 0")
 	case o.Provider != "" && !slices.Contains(providers, o.Provider):
 		return fmt.Errorf("--provider %q: must be one of %s", o.Provider, strings.Join(providers, ", "))
+	case o.Learnings != "" && o.NoLearnings:
+		return errors.New("--learnings and --no-learnings: choose one")
+	case o.AllowLeak && o.Learnings == "":
+		return errors.New("--allow-learnings-leak needs --learnings FILE")
 	}
 	return nil
 }
@@ -122,6 +148,8 @@ type benchRunner struct {
 	mu       sync.Mutex
 	manifest bench.RunManifest
 	clients  map[string]provider.Client // by provider name, made when a sample first needs one
+
+	learningsPath string // --learnings, absolute: the engine opens it from the sample's repository
 }
 
 func benchRun(ctx context.Context, f *Factory, o *BenchRunOptions) error {
@@ -132,10 +160,23 @@ func benchRun(ctx context.Context, f *Factory, o *BenchRunOptions) error {
 	if samples, err = only(samples, o.Only); err != nil {
 		return err
 	}
+	used, err := checkLearnings(f, o, samples)
+	if err != nil {
+		return err
+	}
 	r := &benchRunner{f: f, o: o, clients: map[string]provider.Client{}}
+	if o.Learnings != "" {
+		if r.learningsPath, err = filepath.Abs(o.Learnings); err != nil {
+			return fmt.Errorf("--learnings %s: %w", o.Learnings, err)
+		}
+	}
 	if r.manifest, err = readManifest(o.Out); err != nil {
 		return err
 	}
+	if err := sameLearnings(r.manifest, used, o.NoLearnings, o.Out); err != nil {
+		return err
+	}
+	r.manifest.Learnings, r.manifest.NoLearnings = used, o.NoLearnings
 	r.manifest.RunVersion, r.manifest.Dataset, r.manifest.MaxCostUSD = bench.RunVersion, o.Dataset, o.MaxCost
 	if r.manifest.Name == "" {
 		r.manifest.Name = filepath.Base(filepath.Clean(o.Out))
@@ -244,6 +285,7 @@ func (r *benchRunner) sample(ctx context.Context, s bench.Sample) bench.RunSampl
 		Provider: o.Provider, DefaultProvider: envProvider(r.f.Getenv), Model: o.Model,
 		Lenses: o.Lenses, PersonaFiles: o.Personas, NoTools: o.NoTools, NoValidate: o.NoValidate,
 		Title: s.PR.Title, Body: s.PR.Body, Version: Version,
+		LearningsFile: r.learningsPath, NoLearnings: o.NoLearnings,
 	})
 	if err != nil {
 		return fail(bench.StatusFailed, err)
@@ -647,4 +689,80 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// maxLeaksShown bounds the leaks a refusal lists; run.json keeps them all.
+const maxLeaksShown = 5
+
+// checkLearnings reads --learnings and refuses, before any review, a file that could know the
+// dataset's answers (bench.LearningsLeaks), unless --allow-learnings-leak; what it returns is
+// run.json's record of the file. nil without --learnings.
+func checkLearnings(f *Factory, o *BenchRunOptions, samples []bench.Sample) (*bench.LearningsUsed, error) {
+	if o.Learnings == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(o.Learnings)
+	if err != nil {
+		return nil, fmt.Errorf("--learnings: %w", err)
+	}
+	file, err := learn.Parse(o.Learnings, data)
+	if err != nil {
+		return nil, fmt.Errorf("--learnings: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	used := &bench.LearningsUsed{File: o.Learnings, SHA256: hex.EncodeToString(sum[:]), Learnings: len(file.Learnings)}
+	var src bench.LearningsSource
+	if file.Source != nil {
+		src.Until, used.Until = file.Source.Until, file.Source.Until
+	}
+	for _, l := range file.Learnings {
+		for _, ev := range l.Evidence {
+			src.Evidence = append(src.Evidence, bench.LearningsEvidence{Learning: l.ID, URL: ev.URL})
+		}
+	}
+	if _, dated := bench.EarliestCreated(samples); !dated {
+		fmt.Fprintf(f.Err, "council: bench run: no sample says when its pull request was opened (pr.created): %s is checked for evidence from the dataset's pull requests, not for its date\n", o.Learnings)
+	}
+	leaks := bench.LearningsLeaks(src, samples)
+	if len(leaks) == 0 {
+		return used, nil
+	}
+	lines := make([]string, len(leaks))
+	for i, l := range leaks {
+		lines[i] = l.String()
+	}
+	if o.AllowLeak {
+		used.LeakAllowed, used.Leaks = true, lines
+		fmt.Fprintf(f.Err, "council: bench run: --allow-learnings-leak: %s could know the answers of this dataset (%s); run.json records it\n", o.Learnings, plural(len(leaks), "leak"))
+		return used, nil
+	}
+	shown := lines[:min(len(lines), maxLeaksShown)]
+	more := ""
+	if len(lines) > len(shown) {
+		more = fmt.Sprintf("\n  and %d more", len(lines)-len(shown))
+	}
+	return nil, fmt.Errorf("--learnings %s could know the answers of dataset %s, so the run would not measure the council on unseen pull requests:\n  %s%s\nbuild the file with council learn --until DATE (DATE before the dataset's pull requests, on other pull requests), or pass --allow-learnings-leak to run anyway",
+		o.Learnings, o.Dataset, strings.Join(shown, "\n  "), more)
+}
+
+// sameLearnings refuses to add to a run directory reviews made with other learnings than its
+// earlier ones: a run's numbers must come from one set of learnings.
+func sameLearnings(m bench.RunManifest, used *bench.LearningsUsed, none bool, out string) error {
+	if len(m.Samples) == 0 {
+		return nil
+	}
+	say := func(u *bench.LearningsUsed, none bool) string {
+		switch {
+		case u != nil:
+			return fmt.Sprintf("--learnings %s (sha256 %s)", u.File, u.SHA256[:min(12, len(u.SHA256))])
+		case none:
+			return "--no-learnings"
+		}
+		return "each sample's own learnings"
+	}
+	was, now := say(m.Learnings, m.NoLearnings), say(used, none)
+	if (m.Learnings == nil) != (used == nil) || m.NoLearnings != none || (used != nil && used.SHA256 != m.Learnings.SHA256) {
+		return fmt.Errorf("%s was run with %s, this run would use %s: use the same, or another --out", filepath.Join(out, "run.json"), was, now)
+	}
+	return nil
 }

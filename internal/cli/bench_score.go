@@ -16,6 +16,7 @@ import (
 
 	"github.com/council-dev/council/internal/bench"
 	"github.com/council-dev/council/internal/config"
+	"github.com/council-dev/council/internal/learn"
 	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/report"
 )
@@ -31,7 +32,8 @@ type BenchScoreOptions struct {
 	Seed       int64
 	Judge      string // provider:model
 	ConfigPath string
-	ByAuthor   bool // print recall per truth author
+	ByAuthor   bool   // print recall per truth author
+	Signals    string // a signals JSONL file (council learn --signals-out): adds acceptance
 
 	thresholdSet bool       // --threshold was given (else the config's)
 	windowSet    bool       // --line-window was given
@@ -57,11 +59,15 @@ bootstrap confidence intervals at each tier:
 Findings that were filtered are not counted; samples the run did not finish are listed, not
 counted as misses. The score is written as JSON to --out (default RUN_DIR/score.json) and
 summed up on stdout. The threshold and window default to .council.yaml's bench section (see
-council bench calibrate to measure the threshold on hand labels).`,
+council bench calibrate to measure the threshold on hand labels).
+
+--signals FILE (written by council learn --signals-out) adds acceptance: the share of council's
+posted comments that were addressed or drew a positive reaction, overall and per reviewer.`,
 		Example: `  council bench score runs/sonnet --truth bench/mine
   council bench score runs/sonnet --truth bench/mine --threshold 0.3 --bootstrap 5000 --out sonnet.json
   council bench score runs/sonnet --truth bench/mine --judge anthropic:claude-haiku-4-5
-  council bench score runs/sonnet --truth bench/mine --by-author`,
+  council bench score runs/sonnet --truth bench/mine --by-author
+  council bench score runs/sonnet --truth bench/mine --signals signals.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.RunDir = args[0]
@@ -87,6 +93,7 @@ council bench calibrate to measure the threshold on hand labels).`,
 	fl.StringVar(&opts.Judge, "judge", "", "add tier L3: ask `provider:model` whether each same-file pair is the same issue")
 	fl.StringVar(&opts.ConfigPath, "config", "", "config `FILE` for the defaults (default ./.council.yaml when present)")
 	fl.BoolVar(&opts.ByAuthor, "by-author", false, "also print the recall of each truth author's comments, per tier")
+	fl.StringVar(&opts.Signals, "signals", "", "add the acceptance of council's posted comments, from the signals JSONL `FILE` of council learn --signals-out")
 	return cmd
 }
 
@@ -185,7 +192,14 @@ func benchScoreRun(ctx context.Context, f *Factory, o *BenchScoreOptions) error 
 			return err
 		}
 	}
+	var acc *bench.Acceptance
+	if o.Signals != "" {
+		if acc, err = readAcceptance(o.Signals); err != nil {
+			return err
+		}
+	}
 	sc := bench.ScoreRun(in, opts, verdicts)
+	sc.Acceptance = acc
 
 	out := o.Out
 	if out == "" {
@@ -354,6 +368,9 @@ func printScore(w io.Writer, sc bench.Score) {
 		fmt.Fprintf(w, "judge %s: %d pairs (%d cached, %d failed), %d plausible and %d fabricated unmatched findings, $%.4f\n",
 			j.Model, j.Pairs, j.Cached, j.Errors, j.Plausible, j.Fabricated, j.CostUSD)
 	}
+	if a := sc.Acceptance; a != nil {
+		printAcceptance(w, *a)
+	}
 	if len(sc.NotScored) > 0 {
 		fmt.Fprintln(w, "\nnot scored:")
 		for _, n := range sc.NotScored {
@@ -391,5 +408,42 @@ func printByAuthor(w io.Writer, sc bench.Score) {
 			fmt.Fprintf(w, "  %-16s", fmt.Sprintf("%.2f (%d/%d)", r.Recall, r.Hits, r.Total))
 		}
 		fmt.Fprintln(w)
+	}
+}
+
+// readAcceptance reads a signals file and counts what happened to council's posted comments.
+func readAcceptance(path string) (*bench.Acceptance, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--signals: %w", err)
+	}
+	defer fh.Close()
+	signals, err := learn.ReadSignals(fh)
+	if err != nil {
+		return nil, fmt.Errorf("--signals %s: %w", path, err)
+	}
+	st := learn.ComputeStats(signals)
+	count := func(b learn.Bucket, reviewer string) bench.AcceptanceCount {
+		return bench.AcceptanceCount{Reviewer: reviewer, Accepted: b.Accepted, Rejected: b.Rejected, Ignored: b.Ignored, Total: b.Total, Rate: b.Rate}
+	}
+	acc := &bench.Acceptance{Signals: path, Overall: count(st.Overall, ""), ByReviewer: []bench.AcceptanceCount{}}
+	for _, b := range st.ByReviewer {
+		acc.ByReviewer = append(acc.ByReviewer, count(b, b.Key))
+	}
+	return acc, nil
+}
+
+// printAcceptance is the acceptance lines of the score: overall, then per reviewer.
+func printAcceptance(w io.Writer, a bench.Acceptance) {
+	line := func(c bench.AcceptanceCount) string {
+		return fmt.Sprintf("%.2f (%d of %d accepted; %d rejected, %d ignored)", c.Rate, c.Accepted, c.Total, c.Rejected, c.Ignored)
+	}
+	fmt.Fprintf(w, "acceptance of posted comments %s, from %s\n", line(a.Overall), a.Signals)
+	for _, c := range a.ByReviewer {
+		name := c.Reviewer
+		if name == "" {
+			name = "(unknown)"
+		}
+		fmt.Fprintf(w, "  %-22s %s\n", name, line(c))
 	}
 }

@@ -92,6 +92,7 @@ Every finding is anchored to the exact diff lines it is about and deduplicated a
 	root.AddCommand(NewCmdBench(f))
 	root.AddCommand(NewCmdDoctor(f, nil))
 	root.AddCommand(NewCmdPersona(f))
+	root.AddCommand(NewCmdLearn(f))
 	root.AddCommand(NewCmdServe(f, nil))
 	root.AddCommand(NewCmdRuns(f))
 	return root

@@ -26,6 +26,7 @@ import (
 	"github.com/council-dev/council/internal/diff"
 	"github.com/council-dev/council/internal/finding"
 	"github.com/council-dev/council/internal/instructions"
+	"github.com/council-dev/council/internal/learn"
 	"github.com/council-dev/council/internal/ledger"
 	"github.com/council-dev/council/internal/plan"
 	"github.com/council-dev/council/internal/provider"
@@ -71,6 +72,12 @@ type Options struct {
 	NoValidate bool // findings are not checked by the validator
 	RulesOnly  bool // only the deterministic rules run: no model at all
 
+	// LearningsFile is a learnings file on disk used instead of the base revision's
+	// .council/learnings.yaml (council bench run --learnings): the caller vouches for it, so
+	// unlike the base revision's, one that cannot be read or parsed is an error.
+	LearningsFile string
+	NoLearnings   bool // no learnings at all, wherever they are
+
 	Version string
 	Now     func() time.Time // time.Now when nil
 }
@@ -81,6 +88,10 @@ type Session struct {
 	Config       config.Config
 	Reviewers    []review.Reviewer
 	Instructions []instructions.Instruction // from the base revision
+	// Learnings are the learnings of the base revision (or Options.LearningsFile) that apply
+	// to the changed files: given to the reviewers, and the suppress ones applied to their
+	// findings after validation.
+	Learnings []learn.Learning
 	// ConfigSource says where Config came from: the --config file, .council.yaml@<base>, or
 	// "defaults" when the base revision has none.
 	ConfigSource string
@@ -88,6 +99,7 @@ type Session struct {
 	input   review.Input    // what the reviewers were shown, once planned
 	context report.Context  // what the context engine added, for the report
 	since   map[string]bool // files changed since Options.Since; nil reviews every file
+	notes   []string        // degraded notes from Open, for the report
 	git     *source.Git
 	opts    Options
 	// switched is set when --provider replaced the config's provider: the config's models,
@@ -159,7 +171,47 @@ func Open(ctx context.Context, o Options) (_ *Session, err error) {
 	if s.Instructions, err = instructions.Load(ctx, s.git, s.Change.BaseTip, changed, s.Config.Instructions); err != nil {
 		return nil, fmt.Errorf("read repository instructions at base: %w", err)
 	}
+	if err := s.loadLearnings(ctx, changed); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// loadLearnings reads .council/learnings.yaml from the base revision, like the config: a pull
+// request that adds or edits learnings cannot teach council to overlook its own problems. It
+// is never read from the head or the work tree. A file that is missing holds no learnings; one
+// that cannot be read or parsed costs only the learnings: the review goes on and says so.
+func (s *Session) loadLearnings(ctx context.Context, changed []string) error {
+	if s.opts.NoLearnings {
+		return nil
+	}
+	var f learn.File
+	if name := s.opts.LearningsFile; name != "" {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return fmt.Errorf("read learnings: %w", err)
+		}
+		if f, err = learn.Parse(name, data); err != nil {
+			return fmt.Errorf("read learnings: %w", err)
+		}
+	} else {
+		source := learn.Path + "@" + short(s.Change.BaseTip)
+		data, err := s.git.ReadFile(ctx, s.Change.BaseTip, learn.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			s.notes = append(s.notes, fmt.Sprintf("learnings not used: read %s: %v", source, err))
+			return nil
+		}
+		if f, err = learn.Parse(source, data); err != nil {
+			// The error names the file, line and column.
+			s.notes = append(s.notes, "learnings not used: "+err.Error())
+			return nil
+		}
+	}
+	s.Learnings = f.For(changed)
+	return nil
 }
 
 // Close stops what the session keeps running to read the repository fast.
@@ -403,6 +455,9 @@ func (s *Session) Plan(ctx context.Context) (plan.Plan, review.Input) {
 			ru.Files = append(ru.Files, f.Path())
 		}
 		ru.Instructions = instructions.Render(scope(s.Instructions, ru.Files))
+		if len(s.Learnings) > 0 {
+			ru.Learnings = learn.Prompt(learn.File{Learnings: s.Learnings}.For(ru.Files))
+		}
 		ru.Context = s.codeContext(ctx, u.Files, u.Tokens)
 		in.Units = append(in.Units, ru)
 	}
@@ -584,6 +639,8 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 		SeverityFloor:  s.Config.Comments.SeverityFloor,
 		MinConfidence:  s.Config.Comments.MinConfidence,
 	})
+	// Last, so that what a learning suppresses is what would otherwise have been shown.
+	rep.Learnings = s.suppress(merged)
 	rep.Findings = merged
 
 	rep.Usage = s.usage(total)
@@ -669,6 +726,40 @@ func givenFiles(units []plan.Unit) []report.GivenFile {
 	return out
 }
 
+// suppress applies the suppress learnings to the findings (consolidate.Suppress: filtered with
+// "learning <id>: <text>", never dropped, never a critical one) and returns every learning
+// used, with how many findings each suppressed.
+func (s *Session) suppress(found []finding.Finding) []report.LearningUse {
+	uses := learningUses(s.Learnings)
+	var ss []consolidate.Suppression
+	var at []int
+	for i, l := range s.Learnings {
+		if l.Kind != learn.Suppress {
+			continue
+		}
+		ss = append(ss, consolidate.Suppression{
+			Reason: "learning " + l.ID + ": " + strings.Join(strings.Fields(l.Text), " "),
+			Match:  l.Suppresses,
+		})
+		at = append(at, i)
+	}
+	for k, n := range consolidate.Suppress(found, ss) {
+		uses[at[k]].Suppressed = n
+	}
+	return uses
+}
+
+func learningUses(ls []learn.Learning) []report.LearningUse {
+	if len(ls) == 0 {
+		return nil
+	}
+	out := make([]report.LearningUse, len(ls))
+	for i, l := range ls {
+		out[i] = report.LearningUse{ID: l.ID, Kind: l.Kind, Text: l.Text}
+	}
+	return out
+}
+
 func instructionUses(is []instructions.Instruction) []report.Instruction {
 	out := make([]report.Instruction, len(is))
 	for i, in := range is {
@@ -685,6 +776,7 @@ func (s *Session) DryRun(ctx context.Context, prices provider.Prices) (report.Re
 	rep := s.baseReport(p)
 	rep.DryRun = true
 	rep.Instructions = instructionUses(s.Instructions)
+	rep.Learnings = learningUses(s.Learnings)
 	rep.Context = s.context
 	per, warm := review.Estimate(in, s.Reviewers, s.reviewOptions(prices), estimatedOutputTokens)
 	est := report.Estimate{OutputTokensPerRequest: estimatedOutputTokens}
@@ -818,6 +910,7 @@ func (s *Session) baseReport(p plan.Plan) report.Report {
 			Repo: c.Repo, Base: c.Base, Head: c.Head, BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Title: c.Title,
 		},
 		Coverage: report.Coverage{Reviewed: p.Reviewed},
+		Degraded: slices.Clone(s.notes),
 	}
 	for _, f := range c.Files {
 		cf := report.ChangeFile{Path: f.Path(), Status: string(f.Status), Binary: f.Binary, Added: f.Added, Deleted: f.Deleted}

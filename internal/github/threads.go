@@ -19,6 +19,10 @@ type Thread struct {
 	ID string
 	// Resolved is set once someone (or ResolveThread) resolved the thread.
 	Resolved bool
+	// ResolvedBy is the login of who resolved it (GraphQL's resolvedBy); "" when it is not
+	// resolved, or GitHub no longer knows the account.
+	// https://docs.github.com/graphql/reference/objects#pullrequestreviewthread
+	ResolvedBy string
 	// Outdated is set when the commented line has changed since: GitHub no longer places the
 	// thread on the pull request's diff.
 	Outdated bool
@@ -35,7 +39,7 @@ const (
   repository(owner: $owner, name: $name) {
     pullRequest(number: $number) {
       reviewThreads(first: 100, after: $cursor) {
-        nodes { id isResolved isOutdated comments(first: 1) { nodes { databaseId } } }
+        nodes { id isResolved isOutdated resolvedBy { login } comments(first: 1) { nodes { databaseId } } }
         pageInfo { hasNextPage endCursor }
       }
     }
@@ -63,7 +67,10 @@ func (c *Client) ReviewThreads(ctx context.Context, owner, repo string, n int) (
 							ID         string `json:"id"`
 							IsResolved bool   `json:"isResolved"`
 							IsOutdated bool   `json:"isOutdated"`
-							Comments   struct {
+							ResolvedBy *struct {
+								Login string `json:"login"`
+							} `json:"resolvedBy"`
+							Comments struct {
 								Nodes []struct {
 									DatabaseID int64 `json:"databaseId"`
 								} `json:"nodes"`
@@ -89,6 +96,9 @@ func (c *Client) ReviewThreads(ctx context.Context, owner, repo string, n int) (
 		page := data.Repository.PullRequest.ReviewThreads
 		for _, t := range page.Nodes {
 			th := Thread{ID: t.ID, Resolved: t.IsResolved, Outdated: t.IsOutdated}
+			if t.ResolvedBy != nil {
+				th.ResolvedBy = t.ResolvedBy.Login
+			}
 			if len(t.Comments.Nodes) > 0 {
 				th.FirstCommentID = t.Comments.Nodes[0].DatabaseID
 			}

@@ -104,8 +104,18 @@ func TestResolveThread(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []github.Thread{thread(first, false, false), thread(second, true, false)}
+	want[1].ResolvedBy = githubtest.DefaultLogin
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("ReviewThreads (-want +got):\n%s", d)
+	}
+	// Someone else resolves the first thread in the web interface.
+	b.srv.ResolveThreadAs(first, "alice")
+	if got, err = b.c.ReviewThreads(ctx, owner, repo, prNum); err != nil {
+		t.Fatal(err)
+	}
+	want[0].Resolved, want[0].ResolvedBy = true, "alice"
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ReviewThreads after alice resolved one (-want +got):\n%s", d)
 	}
 	// Resolving again is what the button does on a resolved thread: nothing.
 	if err := b.c.ResolveThread(ctx, "PRRT_"+itoa(second)); err != nil {

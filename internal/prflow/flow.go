@@ -140,6 +140,16 @@ func (p *PR) Run(ctx context.Context, o Options) (Result, error) {
 		fix, _, err := validate.CheckFixed(ctx, client, comment, path, code, cfg.Model)
 		return fix, err
 	}
+	if client != nil { // a run without a model answers no question, and says nothing of it
+		p.Answer = func(ctx context.Context, comment, question, path string) (validate.Answer, error) {
+			code, err := sess.HeadText(ctx, path, 2000)
+			if err != nil {
+				return validate.Answer{}, err
+			}
+			a, _, err := validate.AnswerQuestion(ctx, client, comment, question, path, code, cfg.Model)
+			return a, err
+		}
+	}
 	if o.Overview && client != nil && !p.posted[ghreview.ReviewKey(overview.Reviewer, rep.Change.HeadSHA)] {
 		p.Overview = writeOverview(ctx, o.Log, client, sess.Input(), rep, cfg.Model)
 	}

@@ -1,8 +1,9 @@
 // Package prflow is the one pull request flow that `council review --pr`, the GitHub Action
 // (which runs that command) and the server's workers all run: read the pull request and what
 // council already said on it, check out its base and head, review, post the reviews, answer
-// the threads a push addressed, keep the summary comment up to date and report the check run.
-// Whoever calls it, the same pull request at the same head gets byte for byte the same review.
+// the threads a push addressed and the questions asked in its threads, keep the summary
+// comment up to date and report the check run. Whoever calls it, the same pull request at the
+// same head gets byte for byte the same review.
 //
 // It must never print to stdout (callers own their outputs), never post what its lifecycle
 // markers say was posted, and never put a provider's raw error on a pull request.
@@ -41,6 +42,9 @@ type PR struct {
 	Overview string
 	// Fixed asks a model whether an earlier comment's problem is gone from the file at head.
 	Fixed func(ctx context.Context, comment, path string) (validate.Fix, error)
+	// Answer asks a model to answer question, a reply to one of council's comments on path,
+	// from the comment and the file at head; nil answers nothing.
+	Answer func(ctx context.Context, comment, question, path string) (validate.Answer, error)
 
 	// trusted says whether a comment's author is council itself: only its markers count, or
 	// anyone (the pull request's author first) could silence a review by writing one.
@@ -304,6 +308,7 @@ func (p *PR) post(ctx context.Context, o PostOptions, rep report.Report, files [
 	if err := p.markAddressed(ctx, rep); err != nil {
 		return posted, err
 	}
+	p.answerQuestions(ctx, o.Log)
 	if err := p.upsertSummary(ctx, rep, o.Council, posted); err != nil {
 		return posted, err
 	}

@@ -21,7 +21,8 @@ type Report struct {
 	Reviewers     []Reviewer        `json:"reviewers"`
 	Coverage      Coverage          `json:"coverage"`
 	Usage         Usage             `json:"usage"`
-	Instructions  []Instruction     `json:"instructions"` // repository instructions the reviewers were given
+	Instructions  []Instruction     `json:"instructions"`        // repository instructions the reviewers were given
+	Learnings     []LearningUse     `json:"learnings,omitempty"` // the base revision's learnings that applied to the change
 	Context       Context           `json:"context"`
 	Validation    Validation        `json:"validation"`
 	Degraded      []string          `json:"degraded,omitempty"` // said at the top of every output
@@ -33,6 +34,16 @@ type Report struct {
 type Instruction struct {
 	Source    string   `json:"source"`     // "AGENTS.md", ".github/instructions/x.instructions.md", ".council.yaml instructions[0]"
 	AppliesTo []string `json:"applies_to"` // the changed files it applies to
+}
+
+// LearningUse is one learning of .council/learnings.yaml (at the base revision) that applied
+// to the change: given to the reviewers, and for a suppress learning, applied to their
+// findings after the review.
+type LearningUse struct {
+	ID         string `json:"id"`
+	Kind       string `json:"kind"` // "suppress" or "emphasise"
+	Text       string `json:"text"`
+	Suppressed int    `json:"suppressed"` // findings it moved to filtered
 }
 
 // Context is what the context engine added around the hunks.

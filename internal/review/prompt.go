@@ -25,6 +25,7 @@ type Unit struct {
 	Files        []string
 	Diff         string // diff.RenderAll output
 	Instructions string // instructions.Render of those that apply to the unit's files
+	Learnings    string // learn.Prompt of the base revision's learnings that apply to the unit's files
 	Context      string // codecontext.Render: code beyond the hunks
 }
 
@@ -105,6 +106,13 @@ func Prefix(in Input, unit int) string {
 	if u := in.Units[unit]; u.Instructions != "" {
 		b.WriteString("\n## Repository guidelines\n\n")
 		b.WriteString(strings.TrimSpace(u.Instructions))
+		b.WriteString("\n")
+	}
+	// The team's learnings sit beside its guidelines, inside the cached prefix: the same for
+	// every reviewer of the unit. Without any, the prompt is what it was before learnings.
+	if u := in.Units[unit]; u.Learnings != "" {
+		b.WriteString("\n")
+		b.WriteString(strings.TrimSpace(u.Learnings))
 		b.WriteString("\n")
 	}
 	if u := in.Units[unit]; u.Context != "" {

@@ -26,6 +26,7 @@ func Markdown(w io.Writer, runs []Run) error {
 	p.byReviewer()
 	p.costTime()
 	p.volume()
+	p.acceptance()
 	p.judge()
 	p.notScored()
 	p.perSample()
@@ -237,6 +238,30 @@ func (p *mdPrinter) volume() {
 			strconv.Itoa(s.Duplicates), pct(s.Redundancy)})
 	}
 	p.table([]string{"Run", "Findings", "Findings per PR", "Duplicates", "Redundancy"}, rows)
+}
+
+// acceptance is the share of posted comments people acted on, for the runs scored with
+// --signals; nothing when none was.
+func (p *mdPrinter) acceptance() {
+	var rows [][]string
+	for _, r := range p.runs {
+		a := r.Score.Acceptance
+		if a == nil {
+			continue
+		}
+		rows = append(rows, []string{md(r.Name), "all", fmt.Sprintf("%.2f", a.Overall.Rate), strconv.Itoa(a.Overall.Accepted),
+			strconv.Itoa(a.Overall.Rejected), strconv.Itoa(a.Overall.Ignored), strconv.Itoa(a.Overall.Total)})
+		for _, c := range a.ByReviewer {
+			rows = append(rows, []string{md(r.Name), md(c.Reviewer), fmt.Sprintf("%.2f", c.Rate), strconv.Itoa(c.Accepted),
+				strconv.Itoa(c.Rejected), strconv.Itoa(c.Ignored), strconv.Itoa(c.Total)})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p.text("## Acceptance of posted comments")
+	p.text("The share of council's posted comments that were addressed or drew a positive reaction (bench score --signals).")
+	p.table([]string{"Run", "Reviewer", "Acceptance", "Accepted", "Rejected", "Ignored", "Comments"}, rows)
 }
 
 func (p *mdPrinter) judge() {

@@ -44,6 +44,39 @@ func (s *Server) ThreadResolved(commentID int64) bool {
 	return s.resolved()[commentID]
 }
 
+// ResolveThreadAs resolves the review thread that starts with commentID as login would with
+// the "Resolve conversation" button: the thread's resolvedBy is then login. Resolving a
+// resolved thread changes nothing, as on GitHub.
+func (s *Server) ResolveThreadAs(commentID int64, login string) {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rs := range s.repos {
+		for _, p := range rs.prs {
+			if c := p.comments[commentID]; c != nil {
+				if c.inReplyTo != 0 {
+					s.t.Fatalf("githubtest: ResolveThreadAs: comment %d is a reply, not the start of a thread", commentID)
+				}
+				s.resolveAs(commentID, login)
+				return
+			}
+		}
+	}
+	s.t.Fatalf("githubtest: ResolveThreadAs: no review comment %d", commentID)
+}
+
+// resolveAs marks a thread resolved by login, keeping the first resolver. Call with s.mu held.
+func (s *Server) resolveAs(firstComment int64, login string) {
+	if s.resolved()[firstComment] {
+		return
+	}
+	s.resolved()[firstComment] = true
+	if s.resolvers == nil {
+		s.resolvers = map[int64]string{}
+	}
+	s.resolvers[firstComment] = login
+}
+
 type gqlError struct {
 	Type    string   `json:"type,omitempty"`
 	Path    []string `json:"path,omitempty"`
@@ -222,13 +255,19 @@ func (s *Server) gqlReviewThreads(w http.ResponseWriter, q string, vars map[stri
 	head := p.head()
 	resolved := s.resolved()
 	for _, c := range page {
+		// resolvedBy is null while the thread is open, and for an account since deleted.
+		// https://docs.github.com/graphql/reference/objects#pullrequestreviewthread
+		var by any
+		if l := s.resolvers[c.id]; resolved[c.id] && l != "" {
+			by = map[string]any{"login": l}
+		}
 		outdated := false
 		if c.commit != head.sha {
 			text, ok := head.lineText(c.path, finding.Side(c.side), c.line)
 			outdated = !ok || text != c.text
 		}
 		nodes = append(nodes, map[string]any{
-			"id": threadID(c.id), "isResolved": resolved[c.id], "isOutdated": outdated,
+			"id": threadID(c.id), "isResolved": resolved[c.id], "isOutdated": outdated, "resolvedBy": by,
 			"comments": map[string]any{"nodes": []map[string]any{{"databaseId": c.id}}},
 		})
 	}
@@ -273,7 +312,7 @@ func (s *Server) gqlResolveThread(w http.ResponseWriter, r *http.Request, q stri
 		gqlFail(w, none, "FORBIDDEN", "Resource not accessible by integration", "resolveReviewThread")
 		return
 	}
-	s.resolved()[thread.id] = true
+	s.resolveAs(thread.id, login(r))
 	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{
 		"resolveReviewThread": map[string]any{"thread": map[string]any{"id": id, "isResolved": true}},
 	}})

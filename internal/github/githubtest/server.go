@@ -88,8 +88,10 @@ type Server struct {
 	log             []Request
 	nextID          int64
 	minted          int
-	resolvedThreads map[int64]bool    // first comment ids of resolved review threads
-	remotes         map[string]string // repoKey -> git repository of its branches (SetRemote)
+	resolvedThreads map[int64]bool       // first comment ids of resolved review threads
+	resolvers       map[int64]string     // who resolved them (ResolveThreadAs), by first comment id
+	reactionsOf     map[int64][]reaction // each reaction to a review comment, oldest first (AddReaction)
+	remotes         map[string]string    // repoKey -> git repository of its branches (SetRemote)
 	// appPerms and appRepos are the installation WithAppInstallation describes: nil for every
 	// permission council uses, on every repository.
 	appPerms map[string]string
@@ -250,6 +252,7 @@ func (s *Server) routes() {
 	p("GET", "/repos/{owner}/{repo}/pulls/{n}/comments", s.listReviewComments)
 	p("POST", "/repos/{owner}/{repo}/pulls/{n}/comments", s.createReviewComment)
 	p("POST", "/repos/{owner}/{repo}/pulls/{n}/comments/{id}/replies", s.reply)
+	p("GET", "/repos/{owner}/{repo}/pulls/comments/{id}/reactions", s.listCommentReactions)
 	p("GET", "/repos/{owner}/{repo}/contents/{path...}", s.contents)
 	p("GET", "/repos/{owner}/{repo}/issues/{n}/comments", s.listIssueComments)
 	p("POST", "/repos/{owner}/{repo}/issues/{n}/comments", s.createIssueComment)

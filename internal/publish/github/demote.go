@@ -33,7 +33,8 @@ func Demote(rv Review, bad map[int]string) Review {
 		if reason = markdown.OneLine(reason); reason != "" {
 			why += ": " + reason
 		}
-		body = addNote(body, c.Reviewer, noteLine(note, why, c.FindingID, c.Reviewer))
+		marker := Marker(MarkerInfo{ID: c.FindingID, Reviewer: c.Reviewer, Category: c.Category, Severity: c.Severity})
+		body = addNote(body, c.Reviewer, noteLine(note, why, marker))
 	}
 	out.Body = setFooter(body, len(out.Comments))
 	return out

@@ -86,6 +86,10 @@ type Comment struct {
 	StartSide string // Side for a multi-line comment, else ""
 	FindingID string
 	Reviewer  string // the reviewer that owns the finding
+	// Category and Severity are the finding's, for its marker when Demote moves the comment
+	// into the body.
+	Category string
+	Severity finding.Severity
 	// Note is the comment as a line of the body's other notes ("path:line — title: …"), which
 	// Demote uses when GitHub rejects the comment. It is not part of what is posted.
 	Note string
@@ -279,6 +283,8 @@ func (b *builder) check(f finding.Finding) (Comment, string) {
 		Side:      string(side),
 		FindingID: f.ID,
 		Reviewer:  ownerName(f),
+		Category:  f.Category,
+		Severity:  f.Severity,
 	}
 	if start > 0 {
 		c.StartSide = c.Side

@@ -304,7 +304,7 @@ func TestBuildRules(t *testing.T) {
 	}
 	for i := 2; i <= 6; i++ {
 		id := fmt.Sprintf("3a17%04d", i)
-		if !strings.Contains(m.Body, "(not inline: over the limit of 30 inline comments per review) "+Marker(id, "maintainability")) {
+		if !strings.Contains(m.Body, "(not inline: over the limit of 30 inline comments per review) "+markerStart(id, "maintainability")) {
 			t.Errorf("maintainability: nit %s is not among the body's other notes", id)
 		}
 	}
@@ -384,8 +384,8 @@ func assertNothingDropped(t *testing.T, r report.Report, p Plan, posted map[stri
 		}
 		for _, c := range rv.Comments {
 			ms := ParseMarkers(c.Body)
-			if len(ms) != 1 || ms[0].ID != c.FindingID || !strings.HasSuffix(c.Body, Marker(c.FindingID, c.Reviewer)) {
-				t.Errorf("comment for %s does not end with its marker: %v", c.FindingID, ms)
+			if len(ms) != 1 || ms[0].ID != c.FindingID || !strings.HasSuffix(c.Body, " · reply or react 👍/👎 to teach it about this repository</sub>\n\n"+commentMarker(c)) {
+				t.Errorf("comment for %s does not end with the hint and its marker: %v\n%s", c.FindingID, ms, c.Body)
 			}
 			seen[c.FindingID]++
 		}
@@ -449,7 +449,7 @@ func TestBuildComment(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("comments (-want +got):\n%s", diff)
 			}
-			if tt.reason != "" && !strings.Contains(rv.Body, "(not inline: "+tt.reason+") "+Marker("f1", "correctness")) {
+			if tt.reason != "" && !strings.Contains(rv.Body, "(not inline: "+tt.reason+") "+markerStart("f1", "correctness")) {
 				t.Errorf("body lacks the note with reason %q:\n%s", tt.reason, rv.Body)
 			}
 			assertAccepted(t, b.o.Diff, p)
@@ -467,7 +467,7 @@ func TestCommentBody(t *testing.T) {
 		{
 			name: "lens",
 			edit: func(*finding.Finding, *report.Reviewer) {},
-			want: "🔎 **Correctness** — A title\n\nA body.\n\n<!-- council:v1 id=f1 reviewer=correctness -->",
+			want: "🔎 **Correctness** — A title\n\nA body.\n\n" + hintFor("Council of Claudes") + "\n\n<!-- council:v1 id=f1 reviewer=correctness severity=medium -->",
 		},
 		{
 			name: "persona speaks in its voice",
@@ -475,7 +475,7 @@ func TestCommentBody(t *testing.T) {
 				rv.Kind, rv.Title, rv.Emoji = "persona", "Casey", ""
 				f.Body = "I think this races? WDYT?"
 			},
-			want: "**Casey** — I think this races? WDYT?\n\n<!-- council:v1 id=f1 reviewer=correctness -->",
+			want: "**Casey** — I think this races? WDYT?\n\n" + hintFor("Council of Claudes") + "\n\n<!-- council:v1 id=f1 reviewer=correctness severity=medium -->",
 		},
 		{
 			name: "persona body opening with a list keeps the title",
@@ -483,19 +483,19 @@ func TestCommentBody(t *testing.T) {
 				rv.Kind, rv.Title, rv.Emoji = "persona", "Casey", ""
 				f.Body = "- first\n- second"
 			},
-			want: "**Casey** — A title\n\n- first\n- second\n\n<!-- council:v1 id=f1 reviewer=correctness -->",
+			want: "**Casey** — A title\n\n- first\n- second\n\n" + hintFor("Council of Claudes") + "\n\n<!-- council:v1 id=f1 reviewer=correctness severity=medium -->",
 		},
 		{
 			name: "suggestion with a fence gets a longer one",
 			edit: func(f *finding.Finding, _ *report.Reviewer) { f.Suggestion = "x := `a`\n```\n" },
-			want: "🔎 **Correctness** — A title\n\nA body.\n\n````suggestion\nx := `a`\n```\n````\n\n<!-- council:v1 id=f1 reviewer=correctness -->",
+			want: "🔎 **Correctness** — A title\n\nA body.\n\n````suggestion\nx := `a`\n```\n````\n\n" + hintFor("Council of Claudes") + "\n\n<!-- council:v1 id=f1 reviewer=correctness severity=medium -->",
 		},
 		{
 			name: "suggestion on a deleted line is plain code",
 			edit: func(f *finding.Finding, _ *report.Reviewer) {
 				f.Side, f.Line, f.Suggestion = finding.Left, 20, "return IterDelete\n"
 			},
-			want: "🔎 **Correctness** — A title\n\nA body.\n\nSuggested change:\n\n```\nreturn IterDelete\n```\n\n<!-- council:v1 id=f1 reviewer=correctness -->",
+			want: "🔎 **Correctness** — A title\n\nA body.\n\nSuggested change:\n\n```\nreturn IterDelete\n```\n\n" + hintFor("Council of Claudes") + "\n\n<!-- council:v1 id=f1 reviewer=correctness severity=medium -->",
 		},
 		{
 			name: "prompt and credit",
@@ -503,7 +503,7 @@ func TestCommentBody(t *testing.T) {
 				f.FixPrompt = "Fix it."
 				f.Lenses = []string{"correctness", "security", "gone"}
 			},
-			want: "🔎 **Correctness** — A title\n\nA body.\n\n<details><summary>Prompt for a coding agent</summary>\n\n```text\nFix it.\n```\n\n</details>\n\nAlso raised by: Security, gone\n\n<!-- council:v1 id=f1 reviewer=correctness -->",
+			want: "🔎 **Correctness** — A title\n\nA body.\n\n<details><summary>Prompt for a coding agent</summary>\n\n```text\nFix it.\n```\n\n</details>\n\nAlso raised by: Security, gone\n\n" + hintFor("Council of Claudes") + "\n\n<!-- council:v1 id=f1 reviewer=correctness severity=medium -->",
 		},
 	}
 	for _, tt := range tests {
@@ -818,29 +818,42 @@ func TestMarkers(t *testing.T) {
 		name     string
 		id       string
 		reviewer string
+		category string
+		severity finding.Severity
 	}{
-		{"fingerprint", "3f9a1c0e5b7d2a61", "correctness"},
-		{"suffixed fingerprint", "3f9a1c0e5b7d2a61-2", "maintainability"},
-		{"name with spaces", "abc", "Casey Smith"},
-		{"hostile name", "x --> y", "a=b -->"},
-		{"non-ASCII", "ü", "Nell ✨"},
+		{"fingerprint", "3f9a1c0e5b7d2a61", "correctness", "concurrency", finding.High},
+		{"suffixed fingerprint", "3f9a1c0e5b7d2a61-2", "maintainability", "tests", finding.Nit},
+		{"name with spaces", "abc", "Casey Smith", "error handling", finding.Medium},
+		{"hostile name", "x --> y", "a=b -->", "c --> severity=critical", "low -->"},
+		{"non-ASCII", "ü", "Nell ✨", "sécurité", finding.Critical},
+		{"no category or severity", "abc", "correctness", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := Marker(tt.id, tt.reviewer)
+			m := Marker(MarkerInfo{ID: tt.id, Reviewer: tt.reviewer, Category: tt.category, Severity: tt.severity})
 			if strings.Count(m, "-->") != 1 {
 				t.Fatalf("marker %q can be closed early", m)
 			}
-			body := "Some text\n\n" + m + "\n\n" + ReviewMarker(tt.reviewer, headSHA) + "\n<!-- an ordinary comment -->\n<!-- council:v2 id=future -->"
-			want := []MarkerInfo{{ID: tt.id, Reviewer: tt.reviewer}, {Reviewer: tt.reviewer, Review: true, Head: headSHA}}
+			body := "Some text\n\n" + m + "\n\n" + ReviewMarker(tt.reviewer, headSHA) + "\n<!-- an ordinary comment -->\n<!-- council:v2 id=future -->" +
+				"\n" + AnswerMarker(42)
+			want := []MarkerInfo{{ID: tt.id, Reviewer: tt.reviewer, Category: tt.category, Severity: tt.severity}, {Reviewer: tt.reviewer, Review: true, Head: headSHA}}
 			if diff := cmp.Diff(want, ParseMarkers(body)); diff != "" {
 				t.Errorf("ParseMarkers (-want +got):\n%s", diff)
 			}
 		})
 	}
-	if got, want := Marker("3f9a", "correctness"), "<!-- council:v1 id=3f9a reviewer=correctness -->"; got != want {
+	if got, want := Marker(MarkerInfo{ID: "3f9a", Reviewer: "correctness", Category: "concurrency", Severity: finding.High}),
+		"<!-- council:v1 id=3f9a reviewer=correctness category=concurrency severity=high -->"; got != want {
 		t.Errorf("Marker = %q, want %q", got, want)
+	}
+	if got, want := AnswerMarker(42), "<!-- council:v1 answer to=42 -->"; got != want {
+		t.Errorf("AnswerMarker = %q, want %q", got, want)
+	}
+	// A marker posted before category and severity were added still parses.
+	old := "<!-- council:v1 id=3f9a reviewer=correctness -->"
+	if diff := cmp.Diff([]MarkerInfo{{ID: "3f9a", Reviewer: "correctness"}}, ParseMarkers(old)); diff != "" {
+		t.Errorf("ParseMarkers of an old marker (-want +got):\n%s", diff)
 	}
 	if got, want := ReviewMarker("casey", "abc"), "<!-- council:v1 review reviewer=casey head=abc -->"; got != want {
 		t.Errorf("ReviewMarker = %q, want %q", got, want)
@@ -853,7 +866,10 @@ func TestMarkersOfAPlanRoundTrip(t *testing.T) {
 	p := Build(b.r, b.o)
 	for _, rv := range p.Reviews {
 		for _, c := range rv.Comments {
-			want := []MarkerInfo{{ID: c.FindingID, Reviewer: rv.Reviewer}}
+			want := []MarkerInfo{{ID: c.FindingID, Reviewer: rv.Reviewer, Category: c.Category, Severity: c.Severity}}
+			if c.Category == "" || c.Severity == "" {
+				t.Errorf("comment for %s has no category or severity: %+v", c.FindingID, c)
+			}
 			if diff := cmp.Diff(want, ParseMarkers(c.Body)); diff != "" {
 				t.Errorf("comment markers (-want +got):\n%s", diff)
 			}
@@ -903,7 +919,7 @@ func TestDemote(t *testing.T) {
 			}
 			for _, i := range tt.bad {
 				c := rv.Comments[i]
-				line := "- " + c.Note + " (not inline: GitHub rejected the comment: " + reason + ") " + Marker(c.FindingID, c.Reviewer)
+				line := "- " + c.Note + " (not inline: GitHub rejected the comment: " + reason + ") " + commentMarker(c)
 				at := strings.Index(got.Body, line)
 				if at < 0 {
 					t.Fatalf("demoted %s is not a note:\n%s", c.FindingID, got.Body)
@@ -1046,7 +1062,7 @@ func TestMinorNotesGoToTheBody(t *testing.T) {
 		}
 		found = true
 		if !strings.Contains(rv.Body, "<details><summary>Minor notes (1)</summary>") || !strings.Contains(rv.Body, "Comment still says one value") ||
-			!strings.Contains(rv.Body, Marker("minor1", minor.Owner())) {
+			!strings.Contains(rv.Body, markerStart("minor1", minor.Owner())) {
 			t.Errorf("%s's review body lacks the collapsed minor note:\n%s", rv.Reviewer, rv.Body)
 		}
 	}
@@ -1061,5 +1077,49 @@ func TestMinorNotesGoToTheBody(t *testing.T) {
 		if strings.Contains(rv.Body, "Minor notes") {
 			t.Errorf("a minor note already on the pull request is posted again by %s", rv.Reviewer)
 		}
+	}
+}
+
+// markerStart is the start of a finding's marker, up to its category: what a test that does
+// not know the finding's category and severity can look for.
+func markerStart(id, reviewer string) string {
+	return strings.TrimSuffix(Marker(MarkerInfo{ID: id, Reviewer: reviewer}), " -->") + " "
+}
+
+// commentMarker is the marker an inline comment ends with.
+func commentMarker(c Comment) string {
+	return Marker(MarkerInfo{ID: c.FindingID, Reviewer: c.Reviewer, Category: c.Category, Severity: c.Severity})
+}
+
+// hintFor is the feedback hint of a council called council.
+func hintFor(council string) string {
+	return "<sub>🤖 " + council + " · reply or react 👍/👎 to teach it about this repository</sub>"
+}
+
+func TestEveryInlineCommentEndsWithTheHint(t *testing.T) {
+	t.Parallel()
+	for _, layout := range Layouts {
+		t.Run(string(layout), func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			b.o.Layout = layout
+			b.o.Council = "Council of Claudes"
+			n := 0
+			for _, rv := range Build(b.r, b.o).Reviews {
+				if strings.Contains(rv.Body, "<sub>") {
+					t.Errorf("review %q: the hint belongs in inline comments, not in the body", rv.Reviewer)
+				}
+				for _, c := range rv.Comments {
+					n++
+					want := "\n\n" + hintFor("Council of Claudes") + "\n\n" + commentMarker(c)
+					if !strings.HasSuffix(c.Body, want) || strings.Count(c.Body, "<sub>") != 1 {
+						t.Errorf("comment for %s does not end with the hint, then its marker:\n%s", c.FindingID, c.Body)
+					}
+				}
+			}
+			if n == 0 {
+				t.Fatal("no inline comment to check")
+			}
+		})
 	}
 }

@@ -3,7 +3,10 @@ package ghreview
 import (
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
+
+	"github.com/council-dev/council/internal/finding"
 )
 
 // A marker is an HTML comment GitHub keeps in the source of a comment but does not show. A
@@ -15,14 +18,40 @@ const markerTag = "council:v1"
 type MarkerInfo struct {
 	ID       string // the finding's fingerprint; empty for a review marker
 	Reviewer string // the reviewer that owns the finding, or whose review it is
+	// Category and Severity are the finding's, as posted; empty for a review marker and for
+	// a finding marker written before they were added.
+	Category string
+	Severity finding.Severity
 	Review   bool   // a review marker: Reviewer reviewed the change at Head
 	Head     string // the commit a review was computed on; review markers only
 }
 
-// Marker is the hidden marker of one finding: "<!-- council:v1 id=<id> reviewer=<name> -->".
-// It ends every inline comment and every other note in a review body.
-func Marker(id, reviewer string) string {
-	return "<!-- " + markerTag + " id=" + escape(id) + " reviewer=" + escape(reviewer) + " -->"
+// Marker is the hidden marker of the finding m describes:
+// "<!-- council:v1 id=<id> reviewer=<name> category=<c> severity=<s> -->", without category
+// or severity when m has none. It ends every inline comment and every other note in a review
+// body; the category and severity let a later reader weigh the replies and reactions a comment
+// drew without the report that produced it.
+func Marker(m MarkerInfo) string {
+	s := "<!-- " + markerTag + " id=" + escape(m.ID) + " reviewer=" + escape(m.Reviewer)
+	if m.Category != "" {
+		s += " category=" + escape(m.Category)
+	}
+	if m.Severity != "" {
+		s += " severity=" + escape(string(m.Severity))
+	}
+	return s + " -->"
+}
+
+// findingMarker is the marker of f, owned by reviewer.
+func findingMarker(f finding.Finding, reviewer string) string {
+	return Marker(MarkerInfo{ID: f.ID, Reviewer: reviewer, Category: f.Category, Severity: f.Severity})
+}
+
+// AnswerMarker ends council's answer to the reply with this id (a question asked in the thread
+// of one of its inline comments): "<!-- council:v1 answer to=<id> -->". A later run finds it
+// and does not answer the same question twice. ParseMarkers does not return it.
+func AnswerMarker(replyID int64) string {
+	return "<!-- " + markerTag + " answer to=" + strconv.FormatInt(replyID, 10) + " -->"
 }
 
 // ReviewMarker is the hidden marker of one reviewer's review (or its section of a
@@ -50,6 +79,10 @@ func ParseMarkers(body string) []MarkerInfo {
 				mi.ID = unescape(value)
 			case "reviewer":
 				mi.Reviewer = unescape(value)
+			case "category":
+				mi.Category = unescape(value)
+			case "severity":
+				mi.Severity = finding.Severity(unescape(value))
 			case "head":
 				mi.Head = unescape(value)
 			}

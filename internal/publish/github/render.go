@@ -66,6 +66,14 @@ func (b *builder) footer(inline int) string {
 	return fmt.Sprintf("🤖 %s · %d inline comment(s)", b.o.Council, inline)
 }
 
+// hint ends every inline comment, small and in the footer's words: a reply or a reaction on
+// the comment is the feedback council learns from (the marker after the hint says which
+// finding, reviewer, category and severity it is about), and a question in a reply is answered
+// on the next posting run. It is said where a reader has something to say, not in the body.
+func (b *builder) hint() string {
+	return fmt.Sprintf("<sub>🤖 %s · reply or react 👍/👎 to teach it about this repository</sub>", b.o.Council)
+}
+
 // sectionBody is what a reviewer says in the body, between its callout and the footer: the
 // headline count, a partial failure, the summary and the other notes.
 func (b *builder) sectionBody(s *section) []string {
@@ -96,14 +104,14 @@ func (b *builder) sectionBody(s *section) []string {
 	if len(s.notes) > 0 {
 		lines := make([]string, len(s.notes))
 		for i, e := range s.notes {
-			lines[i] = noteLine(b.noteText(e.f), e.reason, e.f.ID, ownerName(e.f))
+			lines[i] = noteLine(b.noteText(e.f), e.reason, findingMarker(e.f, ownerName(e.f)))
 		}
 		blocks = append(blocks, notesHeading, strings.Join(lines, "\n"))
 	}
 	if len(s.minor) > 0 {
 		lines := make([]string, len(s.minor))
 		for i, e := range s.minor {
-			lines[i] = noteLine(b.noteText(e.f), "", e.f.ID, ownerName(e.f))
+			lines[i] = noteLine(b.noteText(e.f), "", findingMarker(e.f, ownerName(e.f)))
 		}
 		blocks = append(blocks, fmt.Sprintf("<details><summary>Minor notes (%d)</summary>\n\n%s\n\n</details>", len(lines), strings.Join(lines, "\n")))
 	}
@@ -112,12 +120,12 @@ func (b *builder) sectionBody(s *section) []string {
 
 // noteLine is one item of the other notes: the note, why it is not inline (when it was meant
 // to be), and the finding's marker.
-func noteLine(note, reason, id, reviewer string) string {
+func noteLine(note, reason, marker string) string {
 	line := "- " + note
 	if reason != "" {
 		line += " (not inline: " + markdown.OneLine(reason) + ")"
 	}
-	return line + " " + Marker(id, reviewer)
+	return line + " " + marker
 }
 
 // noteText is a finding as an other note: "[`path:line`](permalink) — title: first paragraph".
@@ -190,7 +198,8 @@ func (b *builder) permalink(f finding.Finding) string {
 
 // commentBody is an inline comment: "<emoji> **<Title>** — <title>" and the body for a lens
 // ("**<Name>** — <body>" for a persona, in its own voice), a committable suggestion, the
-// prompt for a coding agent, the other reviewers that raised it, and the marker last.
+// prompt for a coding agent, the other reviewers that raised it, the feedback hint, and the
+// marker last.
 func (b *builder) commentBody(rv report.Reviewer, f finding.Finding) string {
 	who := markdown.Prefix(rv.Emoji, "**"+markdown.Title(rv)+"**")
 	body := strings.TrimSpace(f.Body)
@@ -219,7 +228,7 @@ func (b *builder) commentBody(rv report.Reviewer, f finding.Finding) string {
 	if also := markdown.AlsoRaisedBy(b.r, f); also != "" {
 		blocks = append(blocks, "Also raised by: "+also)
 	}
-	blocks = append(blocks, Marker(f.ID, ownerName(f)))
+	blocks = append(blocks, b.hint(), findingMarker(f, ownerName(f)))
 	return strings.Join(blocks, "\n\n")
 }
 

@@ -148,6 +148,25 @@ func (p *printer) top() {
 	if !p.r.DryRun {
 		p.add(p.overview())
 	}
+	if l := learningsLine(p.r.Learnings); l != "" {
+		p.add(l)
+	}
+}
+
+// learningsLine names the base revision's learnings the run used, with how many findings each
+// suppressed (those are listed under Filtered with the learning's id); "" when none.
+func learningsLine(ls []report.LearningUse) string {
+	if len(ls) == 0 {
+		return ""
+	}
+	items := make([]string, len(ls))
+	for i, l := range ls {
+		items[i] = code(l.ID)
+		if l.Suppressed > 0 {
+			items[i] += fmt.Sprintf(" (suppressed %d)", l.Suppressed)
+		}
+	}
+	return "Learnings applied: " + strings.Join(items, ", ")
 }
 
 // overview is the one-line verdict under the title.

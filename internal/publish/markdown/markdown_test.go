@@ -447,3 +447,28 @@ func TestRenderMinorNotes(t *testing.T) {
 		t.Error("a minor note is rendered as an inline finding")
 	}
 }
+
+func TestRenderLearnings(t *testing.T) {
+	t.Parallel()
+	r := full()
+	owner := r.Reviewers[0].Name
+	r.Findings = append(r.Findings, finding.Finding{ID: "l1", Lenses: []string{owner}, Path: "a.go", Line: 3, Severity: finding.Low,
+		Title: "Consider logging", Status: finding.Filtered, FilterReason: "learning no-logging: the team does not want logging advice"})
+	r.Learnings = []report.LearningUse{
+		{ID: "no-logging", Kind: "suppress", Text: "the team does not want logging advice", Suppressed: 1},
+		{ID: "check-locks", Kind: "emphasise", Text: "look at lock scope"},
+	}
+	got := render(t, r, Options{})
+	for _, want := range []string{
+		"Learnings applied: `no-logging` (suppressed 1), `check-locks`\n",
+		"Consider logging — learning no-logging: the team does not want logging advice",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	r.Learnings = nil
+	if got := render(t, r, Options{}); strings.Contains(got, "Learnings") {
+		t.Error("a run without learnings mentions them")
+	}
+}

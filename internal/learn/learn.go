@@ -1,0 +1,107 @@
+// Package learn is council's review memory: what happened to its own past comments on a
+// repository's pull requests (signals: replies, reactions, resolved threads, whether the lines
+// changed before the merge), the statistics of those signals, and the learnings a model
+// distils from them, kept in the repository as .council/learnings.yaml where the team can
+// read, edit and review them.
+//
+// Learnings are read from a change's base revision only: a pull request cannot teach council
+// to ignore its own problems. The package is pure: signals and files come in as values, and it
+// never reads the network, the clock or the working directory itself (harvest.go's reading of
+// GitHub goes through an interface its caller provides).
+package learn
+
+import "time"
+
+// Signal is what happened to one of council's posted comments: the contract of the JSON-lines
+// signals file (`council learn --signals-out`, `--from-file`). Field names are a contract.
+type Signal struct {
+	Repo      string    `json:"repo"` // owner/name
+	PR        int       `json:"pr"`
+	PRCreated time.Time `json:"pr_created"`
+	PRMerged  bool      `json:"pr_merged"`
+	URL       string    `json:"url"` // the comment's html_url: the evidence link
+	CommentID int64     `json:"comment_id"`
+	Created   time.Time `json:"created"`
+	// What council said, from its hidden marker and the comment itself.
+	Fingerprint string `json:"fingerprint"`
+	Reviewer    string `json:"reviewer"`
+	Category    string `json:"category,omitempty"`
+	Severity    string `json:"severity,omitempty"`
+	Path        string `json:"path"`
+	Line        int    `json:"line,omitempty"`
+	Title       string `json:"title"`          // the finding's title (the comment's first line, without decoration)
+	Body        string `json:"body,omitempty"` // the comment's text, markers and footer removed
+	// What people did about it.
+	Replies    []Reply        `json:"replies,omitempty"`
+	Reactions  map[string]int `json:"reactions,omitempty"` // GitHub's reaction content: "+1", "-1", "confused", "heart", ...
+	Resolved   bool           `json:"resolved"`
+	ResolvedBy string         `json:"resolved_by,omitempty"`
+	// Addressed: the commented lines changed between the comment's commit and the merge (the
+	// benchmark importer's rule, bench.Changes.Addressed); false for an unmerged pull request.
+	Addressed bool `json:"addressed"`
+}
+
+// Reply is one reply in the thread of a council comment.
+type Reply struct {
+	Author      string    `json:"author"`
+	WriteAccess bool      `json:"write_access"` // the author could push to the repository
+	Body        string    `json:"body"`
+	Created     time.Time `json:"created"`
+}
+
+// Outcome is what a signal says of the comment.
+type Outcome string
+
+// Outcomes.
+const (
+	Accepted Outcome = "accepted" // addressed, or a positive reaction (+1, heart, hooray, rocket)
+	Rejected Outcome = "rejected" // a negative reaction (-1, confused), or a maintainer's reply and no change, or resolved with no change
+	Ignored  Outcome = "ignored"  // nothing happened
+)
+
+// Kinds of learnings.
+const (
+	Suppress  = "suppress"  // a pattern of findings maintainers reject: not raised again
+	Emphasise = "emphasise" // a kind of finding maintainers act on: looked for harder
+)
+
+// File is .council/learnings.yaml. Its core is a contract: a top-level `learnings:` list whose
+// entries have id, kind, text, and optional reviewer, category, paths and evidence.
+type File struct {
+	Learnings []Learning `yaml:"learnings" json:"learnings"`
+	// Source says what the learnings were built from; informational, kept by `council learn`.
+	Source *Source `yaml:"source,omitempty" json:"source,omitempty"`
+}
+
+// Learning is one short, specific, reviewable statement with its evidence.
+type Learning struct {
+	ID       string     `yaml:"id" json:"id"`                                 // [a-z0-9-]+, unique in the file
+	Kind     string     `yaml:"kind" json:"kind"`                             // Suppress or Emphasise
+	Text     string     `yaml:"text" json:"text"`                             // what the reviewers are told, and why
+	Reviewer string     `yaml:"reviewer,omitempty" json:"reviewer,omitempty"` // only this reviewer's findings ("" any)
+	Category string     `yaml:"category,omitempty" json:"category,omitempty"` // only this category ("" any)
+	Paths    []string   `yaml:"paths,omitempty" json:"paths,omitempty"`       // globs as in rules; none: every file
+	Evidence []Evidence `yaml:"evidence,omitempty" json:"evidence,omitempty"`
+	// Counts are the signals behind it, by outcome; kept by `council learn`, editable.
+	Counts map[string]int `yaml:"counts,omitempty" json:"counts,omitempty"`
+}
+
+// Evidence is one signal a learning rests on.
+type Evidence struct {
+	URL    string `yaml:"url" json:"url"`
+	Signal string `yaml:"signal" json:"signal"` // what happened: "dismissed: 👎 by @alice", "addressed before the merge", ...
+}
+
+// Source is what a learnings file was built from.
+type Source struct {
+	Repos   []string  `yaml:"repos" json:"repos"`
+	Since   time.Time `yaml:"since,omitzero" json:"since,omitzero"`
+	Until   time.Time `yaml:"until,omitzero" json:"until,omitzero"` // only pull requests created before this
+	PRs     int       `yaml:"prs" json:"prs"`
+	Signals int       `yaml:"signals" json:"signals"`
+	Model   string    `yaml:"model,omitempty" json:"model,omitempty"`
+	Built   time.Time `yaml:"built,omitzero" json:"built,omitzero"`
+}
+
+// Path is where a repository keeps its learnings, read at the base revision.
+const Path = ".council/learnings.yaml"
