@@ -233,6 +233,8 @@ func learnRun(ctx context.Context, f *Factory, o *LearnOptions) error {
 		kept := "they are not saved: give --signals-out FILE to keep them"
 		if o.SignalsOut != "" {
 			kept = "the signals are in " + o.SignalsOut + ": council learn --from-file " + o.SignalsOut + " tries again without GitHub"
+		} else if o.FromFile != "" {
+			kept = "the signals stay in " + o.FromFile
 		}
 		return &exitError{code: ExitIncomplete, msg: fmt.Sprintf("%v (%s)", err, kept)}
 	}

@@ -44,6 +44,7 @@ type ReviewOptions struct {
 	MaxUSD           float64
 	NoTools          bool
 	NoValidate       bool
+	NoLearnings      bool
 	RulesOnly        bool
 	PR               string // owner/repo#123 or a pull request URL
 	Post             bool
@@ -133,6 +134,7 @@ Configuration and reviewer documents are read from the base revision, never from
 	fl.Float64Var(&opts.MaxUSD, "max-usd", 0, "stop sending requests before the run would cost more than this")
 	fl.BoolVar(&opts.NoTools, "no-tools", false, "reviewers and the validator get no repository tools (read_file, grep, list_files, git_log)")
 	fl.BoolVar(&opts.NoValidate, "no-validate", false, "do not check each finding with a second model call (the output says so)")
+	fl.BoolVar(&opts.NoLearnings, "no-learnings", false, "ignore the base revision's .council/learnings.yaml (see docs/config.md)")
 	fl.BoolVar(&opts.RulesOnly, "rules-only", false, "run only the rules of .council.yaml: no model, no credentials, offline")
 	fl.StringVar(&opts.PR, "pr", "", "review a GitHub pull request: `owner/repo#123` or its URL (uses --repo as the clone, else a cached one)")
 	fl.BoolVar(&opts.Post, "post", false, "post the reviews on the pull request (with --pr)")
@@ -212,7 +214,7 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		Repo: o.Repo, Base: o.Base, Head: o.Head, ConfigPath: o.ConfigPath,
 		Provider: o.Provider, DefaultProvider: envProvider(f.Getenv), Model: o.Model,
 		Lenses: o.Lenses, PersonaFiles: o.Personas, Concurrency: o.Concurrency, MaxUSD: o.MaxUSD,
-		NoTools: o.NoTools, NoValidate: o.NoValidate, RulesOnly: o.RulesOnly,
+		NoTools: o.NoTools, NoValidate: o.NoValidate, NoLearnings: o.NoLearnings, RulesOnly: o.RulesOnly,
 		Version: Version,
 	}
 	if o.PR == "" {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/council-dev/council/internal/finding"
+	"github.com/council-dev/council/internal/github/githubtest"
 	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
 	"github.com/council-dev/council/internal/report"
 )
@@ -214,5 +215,35 @@ func TestLearningsMalformedAtBase(t *testing.T) {
 	}
 	if len(rep.Learnings) != 0 || len(rep.Findings) == 0 {
 		t.Errorf("learnings = %+v with %d findings; want none, and the review's findings", rep.Learnings, len(rep.Findings))
+	}
+}
+
+// On a pull request, the summary comment names the learnings that applied, and the finding a
+// learning suppressed is not posted.
+func TestLearningsInPullRequestSummary(t *testing.T) {
+	t.Parallel()
+	s := setupPR(t)
+	commitFile(t, s.repo, "base2", "v1", ".council/learnings.yaml", demoLearnings)
+	base := strings.TrimSpace(git(t, s.repo, "rev-parse", "base2"))
+	git(t, s.repo, "checkout", "-q", "-b", "pr", "v2")
+	git(t, s.repo, "merge", "-q", "--no-edit", "base2")
+	head := strings.TrimSpace(git(t, s.repo, "rev-parse", "HEAD"))
+	s.gh.AddPR("acme", "inventory", githubtest.PR{
+		Number: 8, Title: "Reserve stock", Author: "dev", State: "open",
+		BaseRef: "main", BaseSHA: base, HeadRef: "pr", HeadSHA: head,
+	}, git(t, s.repo, "diff", base, head), nil)
+
+	r := council(t, s.env, "review", "--pr", "acme/inventory#8", "--post", "--repo", s.repo)
+	if r.code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.err)
+	}
+	bodies := s.gh.IssueCommentBodies("acme", "inventory", 8)
+	if len(bodies) != 1 || !strings.Contains(bodies[0], "Learnings applied: `no-race-advice` (suppressed 1), `no-security-noise`") {
+		t.Errorf("summary comment does not name the learnings:\n%q", bodies)
+	}
+	for _, l := range s.gh.Log() {
+		if l.Method == "POST" && strings.HasSuffix(l.Path, "/pulls/8/reviews") && strings.Contains(string(l.Body), "oversell") {
+			t.Errorf("the suppressed race finding was posted: %s", l.Body)
+		}
 	}
 }

@@ -176,6 +176,9 @@ func (p *PR) upsertSummary(ctx context.Context, rep report.Report, council strin
 		body = fmt.Sprintf("%s\n%s\n### 🤖 %s\n\nReviewed `%s` with %d reviewers: %d finding(s) (%d inline, %d other notes%s, %d filtered); %d new review(s) posted this run.\n\n%s\n",
 			SummaryMarker, ghreview.ReviewMarker("summary", rep.Change.HeadSHA), council, Short(rep.Change.HeadSHA), len(rep.Reviewers), t.Shown(), t.Reported, t.OtherNote, minor, t.Filtered, posted,
 			markdown.Ledger(rep.Usage))
+		if line := markdown.LearningsLine(rep.Learnings); line != "" {
+			body += "\n" + line + " (from `.council/learnings.yaml` at the base revision; the findings they suppressed are in the run's output, under Filtered).\n"
+		}
 		if line := SomeFailed(rep); line != "" {
 			body += "\n> [!WARNING]\n> " + line + "\n"
 		}

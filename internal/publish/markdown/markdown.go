@@ -148,14 +148,14 @@ func (p *printer) top() {
 	if !p.r.DryRun {
 		p.add(p.overview())
 	}
-	if l := learningsLine(p.r.Learnings); l != "" {
+	if l := LearningsLine(p.r.Learnings); l != "" {
 		p.add(l)
 	}
 }
 
-// learningsLine names the base revision's learnings the run used, with how many findings each
+// LearningsLine names the base revision's learnings the run used, with how many findings each
 // suppressed (those are listed under Filtered with the learning's id); "" when none.
-func learningsLine(ls []report.LearningUse) string {
+func LearningsLine(ls []report.LearningUse) string {
 	if len(ls) == 0 {
 		return ""
 	}
