@@ -36,24 +36,23 @@ type Config struct {
 	// DataDir holds the clones of reviewed repositories.
 	DataDir string `yaml:"COUNCIL_DATA_DIR"`
 
-	Workers                  int     `yaml:"COUNCIL_WORKERS"`                  // review jobs one process runs at once
-	InstallationConcurrency  int     `yaml:"COUNCIL_INSTALLATION_CONCURRENCY"` // of them, at most this many for one installation
-	MaxModelCalls            int     `yaml:"COUNCIL_MAX_MODEL_CALLS"`          // model requests in flight in one process, all jobs together
-	MonthlyBudgetUSD         float64 `yaml:"COUNCIL_MONTHLY_BUDGET_USD"`       // per installation, unless its settings say otherwise; 0: none
-	ReviewDrafts             bool    `yaml:"COUNCIL_REVIEW_DRAFTS"`            // review draft pull requests too
-	CheckRun                 bool    `yaml:"COUNCIL_CHECK_RUN"`                // also report each review as a check run
-	Layout                   string  `yaml:"COUNCIL_LAYOUT"`                   // per-reviewer or consolidated
-	ShutdownTimeout          string  `yaml:"COUNCIL_SHUTDOWN_TIMEOUT"`         // how long a stop waits for running jobs
-	JobTimeout               string  `yaml:"COUNCIL_JOB_TIMEOUT"`              // one review's limit
-	RescueAfter              string  `yaml:"COUNCIL_RESCUE_AFTER"`             // a job running this long on a dead worker runs again
-	MaxAttempts              int     `yaml:"COUNCIL_MAX_ATTEMPTS"`             // tries of one review job
-	WebhookMaxBody           int64   `yaml:"COUNCIL_WEBHOOK_MAX_BODY"`         // bytes
-	LogLevel                 string  `yaml:"COUNCIL_LOG_LEVEL"`                // debug, info, warn, error
-	FetchPollInterval        string  `yaml:"COUNCIL_POLL_INTERVAL"`            // how often a worker looks for jobs without a notification
-	InstallationTokenRefresh string  `yaml:"COUNCIL_INSTALLATION_CLIENT_TTL"`  // how long one installation's client (and token cache) is kept
-	ReplayDir                string  `yaml:"COUNCIL_REPLAY"`                   // answer model requests from recordings (tests, demos)
-	ConfigFile               string  `yaml:"-"`                                // --config, for messages
-	durations                map[string]time.Duration
+	Workers                 int     `yaml:"COUNCIL_WORKERS"`                  // review jobs one process runs at once
+	InstallationConcurrency int     `yaml:"COUNCIL_INSTALLATION_CONCURRENCY"` // of them, at most this many for one installation
+	MaxModelCalls           int     `yaml:"COUNCIL_MAX_MODEL_CALLS"`          // model requests in flight in one process, all jobs together
+	MonthlyBudgetUSD        float64 `yaml:"COUNCIL_MONTHLY_BUDGET_USD"`       // per installation, unless its settings say otherwise; 0: none
+	ReviewDrafts            bool    `yaml:"COUNCIL_REVIEW_DRAFTS"`            // review draft pull requests too
+	CheckRun                bool    `yaml:"COUNCIL_CHECK_RUN"`                // also report each review as a check run
+	Layout                  string  `yaml:"COUNCIL_LAYOUT"`                   // per-reviewer or consolidated
+	ShutdownTimeout         string  `yaml:"COUNCIL_SHUTDOWN_TIMEOUT"`         // how long a stop waits for running jobs
+	JobTimeout              string  `yaml:"COUNCIL_JOB_TIMEOUT"`              // one review's limit
+	RescueAfter             string  `yaml:"COUNCIL_RESCUE_AFTER"`             // a job running this long on a dead worker runs again
+	MaxAttempts             int     `yaml:"COUNCIL_MAX_ATTEMPTS"`             // tries of one review job
+	WebhookMaxBody          int64   `yaml:"COUNCIL_WEBHOOK_MAX_BODY"`         // bytes
+	LogLevel                string  `yaml:"COUNCIL_LOG_LEVEL"`                // debug, info, warn, error
+	FetchPollInterval       string  `yaml:"COUNCIL_POLL_INTERVAL"`            // how often a worker looks for jobs without a notification
+	InstallationClientTTL   string  `yaml:"COUNCIL_INSTALLATION_CLIENT_TTL"`  // how long one installation's client (and token cache) is kept
+	ReplayDir               string  `yaml:"COUNCIL_REPLAY"`                   // answer model requests from recordings (tests, demos)
+	durations               map[string]time.Duration
 }
 
 // Defaults of the settings that have one.
@@ -80,7 +79,6 @@ func LoadConfig(path string, getenv func(string) string) (Config, error) {
 		if err := doc.Decode(&c); err != nil {
 			return c, err
 		}
-		c.ConfigFile = path
 	}
 	if err := c.fromEnv(getenv); err != nil {
 		return c, err
@@ -185,7 +183,7 @@ func (c *Config) Finish() error {
 		"COUNCIL_JOB_TIMEOUT":             {c.JobTimeout, 30 * time.Minute},
 		"COUNCIL_RESCUE_AFTER":            {c.RescueAfter, 0},
 		"COUNCIL_POLL_INTERVAL":           {c.FetchPollInterval, time.Second},
-		"COUNCIL_INSTALLATION_CLIENT_TTL": {c.InstallationTokenRefresh, 30 * time.Minute},
+		"COUNCIL_INSTALLATION_CLIENT_TTL": {c.InstallationClientTTL, 30 * time.Minute},
 	} {
 		v := d.def
 		if d.val != "" {
