@@ -223,3 +223,48 @@ func bodies(cs []github.ReviewComment) []string {
 	}
 	return out
 }
+
+// A question asked after the review, with no push since, is answered by the next run without
+// reviewing the head again.
+func TestReviewPullRequestAnswersQuestionsOnAReviewedHead(t *testing.T) {
+	t.Parallel()
+	s := setupFeedback(t)
+	args := []string{"review", "--pr", "acme/inventory#7", "--post", "--repo", s.repo}
+	if r := council(t, s.env, args...); r.code != ExitOK {
+		t.Fatalf("first run: exit %d; stderr:\n%s", r.code, r.err)
+	}
+	// Nothing asked: the head is done and no model is called.
+	calls := len(s.ai.Requests())
+	if r := council(t, s.env, args...); r.code != ExitOK || !strings.Contains(r.err, "nothing to do") || len(s.ai.Requests()) != calls {
+		t.Fatalf("second run: exit %d, %d model calls; stderr:\n%s", r.code, len(s.ai.Requests())-calls, r.err)
+	}
+	var root github.ReviewComment
+	for _, c := range reviewComments(t, s) {
+		if c.InReplyTo == 0 && c.User == githubtest.DefaultLogin {
+			root = c
+			break
+		}
+	}
+	alice, err := github.New(github.Options{Token: askerToken, BaseURL: s.gh.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := alice.ReplyToReviewComment(context.Background(), "acme", "inventory", 7, root.ID, "Why is a negative n a problem here?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviews := s.gh.Count("POST", "/repos/acme/inventory/pulls/7/reviews")
+	r := council(t, s.env, args...)
+	if r.code != ExitOK || !strings.Contains(r.err, "answering the questions") {
+		t.Fatalf("third run: exit %d; stderr:\n%s", r.code, r.err)
+	}
+	if got := len(s.ai.Requests()) - calls; got != 1 || answerRequests(s) != 1 {
+		t.Errorf("third run made %d model calls (%d answers); want only the answer", got, answerRequests(s))
+	}
+	if got := s.gh.Count("POST", "/repos/acme/inventory/pulls/7/reviews"); got != reviews {
+		t.Errorf("third run posted %d reviews", got-reviews)
+	}
+	if !strings.Contains(strings.Join(bodies(reviewComments(t, s)), "\n"), ghreview.AnswerMarker(q.ID)) {
+		t.Error("the question was not answered")
+	}
+}

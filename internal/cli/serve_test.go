@@ -19,7 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/council-dev/council/internal/github"
 	"github.com/council-dev/council/internal/github/githubtest"
+	ghreview "github.com/council-dev/council/internal/publish/github"
 	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
 	"github.com/council-dev/council/internal/store/storetest"
 )
@@ -38,7 +40,7 @@ type serveSetup struct {
 	heads   []string // v2, then commits on top of it, for pushes
 }
 
-func setupServe(t *testing.T, prs int) serveSetup {
+func setupServe(t *testing.T, prs int, opts ...githubtest.Option) serveSetup {
 	t.Helper()
 	repo := demoRepo(t)
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
@@ -50,7 +52,7 @@ func setupServe(t *testing.T, prs int) serveSetup {
 		t.Fatal(err)
 	}
 	// A token to read what was posted with, beside the App.
-	gh := githubtest.New(t, githubtest.WithApp(serveAppID, serveInstallation, &key.PublicKey), githubtest.WithToken(prToken))
+	gh := githubtest.New(t, append([]githubtest.Option{githubtest.WithApp(serveAppID, serveInstallation, &key.PublicKey), githubtest.WithToken(prToken)}, opts...)...)
 	gh.SetRemote("acme", "inventory", repo)
 	heads := []string{strings.TrimSpace(git(t, repo, "rev-parse", "v2"))}
 	// Pushes on top of v2: a notes file that grows, on a branch of its own.
@@ -302,5 +304,58 @@ func TestRunsListNeedsTheServersDatabase(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err == nil {
 		t.Errorf("runs list created %s", path)
+	}
+}
+
+// A question asked in one of council's review threads reaches the server as a
+// pull_request_review_comment webhook, and the pull request's job answers it in the thread,
+// without reviewing the head again.
+func TestServeAnswersQuestionsInItsThreads(t *testing.T) {
+	s := setupServe(t, 1, githubtest.WithUser(askerToken, "alice", githubtest.PullRequestsWrite))
+	ai := anthropictest.New(t, anthropictest.WithRespond(feedbackReply))
+	s.env["ANTHROPIC_BASE_URL"] = ai.URL
+	base, logs := serveInProcess(t, s.serveEnv(t, storetest.SQLiteURL(t), freeAddr(t)))
+	if code := s.deliver(t, base, "pull_request", "d-open", s.gh.PullRequestPayload("opened", "acme", "inventory", 1, s.heads[0], false, serveInstallation)); code != http.StatusAccepted {
+		t.Fatalf("delivery answered %d", code)
+	}
+	waitRuns(t, base, "repo=acme/inventory", logs, func(rs []apiRun) bool { return finished(rs, 1) })
+
+	ctx := context.Background()
+	reader, err := github.New(github.Options{Token: prToken, BaseURL: s.gh.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	comments, err := reader.ReviewComments(ctx, "acme", "inventory", 1)
+	if err != nil || len(comments) == 0 {
+		t.Fatalf("review comments: %d, %v", len(comments), err)
+	}
+	alice, err := github.New(github.Options{Token: askerToken, BaseURL: s.gh.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := alice.ReplyToReviewComment(ctx, "acme", "inventory", 1, comments[0].ID, "Why is a negative n a problem here?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := s.gh.ReviewCommentPayload("acme", "inventory", 1, q.ID, comments[0].ID, "alice", q.Body, serveInstallation)
+	if code := s.deliver(t, base, "pull_request_review_comment", "d-question", body); code != http.StatusAccepted {
+		t.Fatalf("question delivery answered %d", code)
+	}
+	runs := waitRuns(t, base, "repo=acme/inventory", logs, func(rs []apiRun) bool { return finished(rs, 2) })
+	if runs[0].Status != "skipped" || runs[0].Reason != "already reviewed" || runs[0].Trigger != "question" {
+		t.Errorf("the question's run: %+v", runs[0])
+	}
+	after, err := reader.ReviewComments(ctx, "acme", "inventory", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := 0
+	for _, c := range after {
+		if c.User == githubtest.AppLogin && strings.Contains(c.Body, ghreview.AnswerMarker(q.ID)) {
+			answered++
+		}
+	}
+	if answered != 1 {
+		t.Errorf("%d answers to the question, want 1; logs:\n%s", answered, logs)
 	}
 }

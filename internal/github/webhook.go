@@ -76,7 +76,9 @@ type Event struct {
 	Number        int
 	Head          string // the pull request's head SHA (pull_request events)
 	Draft         bool
-	IsPullRequest bool   // issue_comment: the issue is a pull request
+	IsPullRequest bool   // issue_comment: the issue is a pull request; pull_request_review_comment: always
+	// InReplyTo is the review comment a pull_request_review_comment answers; 0 for a new thread.
+	InReplyTo int64
 	Comment       string // issue_comment: the comment body
 	Commenter     string // issue_comment: the comment author's login
 	CommenterType string // issue_comment: "User", "Bot", ...
@@ -93,7 +95,7 @@ type Event struct {
 func ParseEvent(name string, body []byte) (Event, error) {
 	e := Event{Name: name}
 	switch name {
-	case "pull_request", "issue_comment", "installation", "installation_repositories", "ping":
+	case "pull_request", "issue_comment", "pull_request_review_comment", "installation", "installation_repositories", "ping":
 	default:
 		// go-github does not know every event GitHub sends (and refuses unknown names), and
 		// decoding a whole payload only to drop it is waste: read the action alone.
@@ -115,6 +117,8 @@ func ParseEvent(name string, body []byte) (Event, error) {
 		err = e.fromPullRequest(v)
 	case *gh.IssueCommentEvent:
 		err = e.fromIssueComment(v)
+	case *gh.PullRequestReviewCommentEvent:
+		err = e.fromReviewComment(v)
 	case *gh.InstallationEvent:
 		err = e.fromInstallation(v)
 	case *gh.InstallationRepositoriesEvent:
@@ -195,6 +199,29 @@ func (e *Event) fromIssueComment(v *gh.IssueCommentEvent) error {
 	e.Comment = c.GetBody()
 	e.Commenter = c.GetUser().GetLogin()
 	e.CommenterType = c.GetUser().GetType()
+	return nil
+}
+
+// fromReviewComment reads a pull_request_review_comment event: a comment on a pull request's
+// diff, maybe a reply in one of council's threads.
+// https://docs.github.com/webhooks/webhook-events-and-payloads#pull_request_review_comment
+func (e *Event) fromReviewComment(v *gh.PullRequestReviewCommentEvent) error {
+	e.Action = v.GetAction()
+	e.Installation = v.GetInstallation().GetID()
+	e.Sender = v.GetSender().GetLogin()
+	if err := e.fromRepo(v.GetRepo()); err != nil {
+		return err
+	}
+	if v.GetPullRequest().GetNumber() == 0 {
+		return errMissing("pull_request")
+	}
+	c := v.GetComment()
+	if c == nil {
+		return errMissing("comment")
+	}
+	e.Number, e.IsPullRequest = v.GetPullRequest().GetNumber(), true
+	e.Comment, e.InReplyTo = c.GetBody(), c.GetInReplyTo()
+	e.Commenter, e.CommenterType = c.GetUser().GetLogin(), c.GetUser().GetType()
 	return nil
 }
 

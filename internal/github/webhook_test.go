@@ -108,6 +108,14 @@ func TestParseEvent(t *testing.T) {
 			},
 		},
 		{
+			file: "pull_request_review_comment_reply.json", event: "pull_request_review_comment",
+			want: github.Event{
+				Name: "pull_request_review_comment", Action: "created", Installation: 4242, Account: "acme",
+				Owner: "acme", Repo: "widget", Number: 7, IsPullRequest: true, InReplyTo: 1001,
+				Comment: "Why would a negative n matter here?", Commenter: "alice", CommenterType: "User", Sender: "alice",
+			},
+		},
+		{
 			file: "pull_request_synchronize.json", event: "pull_request",
 			want: github.Event{
 				Name: "pull_request", Action: "synchronize", Installation: 4242, Account: "acme",

@@ -32,19 +32,49 @@ func (p *PR) answerQuestions(ctx context.Context, log io.Writer) {
 	if p.Answer == nil {
 		return
 	}
-	roots := map[int64]github.ReviewComment{} // council's inline comments that carry a finding
-	for _, c := range p.comments {
-		if c.InReplyTo == 0 && p.trusted(c.User) && hasFindingMarker(c.Body) {
-			roots[c.ID] = c
+	n := 0
+	for _, q := range p.questions() {
+		if n >= MaxAnswers || ctx.Err() != nil {
+			break
 		}
+		a, err := p.Answer(ctx, q.root.Body, q.reply.Body, q.root.Path)
+		if err != nil {
+			fmt.Fprintf(log, "council: could not answer comment %d on %s: %v\n", q.reply.ID, p.Ref(), err)
+			continue
+		}
+		if !a.CanAnswer {
+			continue
+		}
+		body := answerText(a.Text) + "\n\n" + ghreview.AnswerMarker(q.reply.ID)
+		if _, err := p.GH.ReplyToReviewComment(ctx, p.Owner, p.Repo, p.Number, q.root.ID, body); err != nil {
+			fmt.Fprintf(log, "council: could not post the answer to comment %d on %s: %v\n", q.reply.ID, p.Ref(), err)
+			continue
+		}
+		n++
 	}
+	if n > 0 {
+		fmt.Fprintf(log, "council: answered %d question(s) in review threads on %s\n", n, p.Ref())
+	}
+}
+
+// question is a reply that asks council something in the thread of root.
+type question struct{ root, reply github.ReviewComment }
+
+// questions are the questions waiting for an answer, oldest first: replies, by anyone but
+// council, in the threads of council's inline comments that carry a finding, that
+// asksQuestion and that no answer of council's (its AnswerMarker) names yet.
+func (p *PR) questions() []question {
+	roots := map[int64]github.ReviewComment{}
 	var said []string // council's replies, which hold its answer markers
 	for _, c := range p.comments {
-		if c.InReplyTo != 0 && p.trusted(c.User) {
+		switch {
+		case c.InReplyTo == 0 && p.trusted(c.User) && hasFindingMarker(c.Body):
+			roots[c.ID] = c
+		case c.InReplyTo != 0 && p.trusted(c.User):
 			said = append(said, c.Body)
 		}
 	}
-	isAnswered := func(reply int64) bool {
+	answered := func(reply int64) bool {
 		marker := ghreview.AnswerMarker(reply)
 		for _, b := range said {
 			if strings.Contains(b, marker) {
@@ -53,34 +83,16 @@ func (p *PR) answerQuestions(ctx context.Context, log io.Writer) {
 		}
 		return false
 	}
-	n := 0
+	var out []question
 	for _, q := range p.comments {
-		if n >= MaxAnswers || ctx.Err() != nil {
-			break
-		}
 		root, ok := roots[q.InReplyTo]
 		// A reply carrying a council marker is council's own, posted under another identity.
-		if !ok || p.trusted(q.User) || strings.Contains(q.Body, "<!-- council:v1") || !asksQuestion(q.Body) || isAnswered(q.ID) {
+		if !ok || p.trusted(q.User) || strings.Contains(q.Body, "<!-- council:v1") || !asksQuestion(q.Body) || answered(q.ID) {
 			continue
 		}
-		a, err := p.Answer(ctx, root.Body, q.Body, root.Path)
-		if err != nil {
-			fmt.Fprintf(log, "council: could not answer comment %d on %s: %v\n", q.ID, p.Ref(), err)
-			continue
-		}
-		if !a.CanAnswer {
-			continue
-		}
-		body := answerText(a.Text) + "\n\n" + ghreview.AnswerMarker(q.ID)
-		if _, err := p.GH.ReplyToReviewComment(ctx, p.Owner, p.Repo, p.Number, root.ID, body); err != nil {
-			fmt.Fprintf(log, "council: could not post the answer to comment %d on %s: %v\n", q.ID, p.Ref(), err)
-			continue
-		}
-		n++
+		out = append(out, question{root: root, reply: q})
 	}
-	if n > 0 {
-		fmt.Fprintf(log, "council: answered %d question(s) in review threads on %s\n", n, p.Ref())
-	}
+	return out
 }
 
 func hasFindingMarker(body string) bool {

@@ -98,9 +98,22 @@ func (p *PR) Run(ctx context.Context, o Options) (Result, error) {
 	}
 	// Nothing new to say on a head already reviewed, unless the run is a gate (a severity
 	// gate, a check run), whose answer must come from a review.
+	// Questions asked in council's threads since are still answered.
 	if o.Post && !o.Full && res.FailOn == "" && !o.CheckRun && p.LastHead == p.Info.HeadSHA {
-		fmt.Fprintf(o.Log, "council: %s was already reviewed at %s; nothing to do (--full reviews it again)\n", p.Ref(), Short(p.Info.HeadSHA))
 		res.Skipped = SkipAlreadyReviewed
+		if len(p.questions()) == 0 || o.Client == nil {
+			fmt.Fprintf(o.Log, "council: %s was already reviewed at %s; nothing to do (--full reviews it again)\n", p.Ref(), Short(p.Info.HeadSHA))
+			return res, nil
+		}
+		fmt.Fprintf(o.Log, "council: %s was already reviewed at %s; answering the questions asked in its threads (--full reviews it again)\n", p.Ref(), Short(p.Info.HeadSHA))
+		client, err := o.Client(sess)
+		if errors.Is(err, ErrStop) || client == nil {
+			return res, nil
+		} else if err != nil {
+			return res, err
+		}
+		p.answerWith(sess, client)
+		p.answerQuestions(ctx, o.Log)
 		return res, nil
 	}
 	var client provider.Client
@@ -141,14 +154,7 @@ func (p *PR) Run(ctx context.Context, o Options) (Result, error) {
 		return fix, err
 	}
 	if client != nil { // a run without a model answers no question, and says nothing of it
-		p.Answer = func(ctx context.Context, comment, question, path string) (validate.Answer, error) {
-			code, err := sess.HeadText(ctx, path, 2000)
-			if err != nil {
-				return validate.Answer{}, err
-			}
-			a, _, err := validate.AnswerQuestion(ctx, client, comment, question, path, code, cfg.Model)
-			return a, err
-		}
+		p.answerWith(sess, client)
 	}
 	if o.Overview && client != nil && !p.posted[ghreview.ReviewKey(overview.Reviewer, rep.Change.HeadSHA)] {
 		p.Overview = writeOverview(ctx, o.Log, client, sess.Input(), rep, cfg.Model)
@@ -175,4 +181,17 @@ func writeOverview(ctx context.Context, log io.Writer, c provider.Client, in rev
 	}
 	fmt.Fprintf(log, "council: no pull request overview: %v\n", err)
 	return ""
+}
+
+// answerWith sets how the flow answers a question: the model reads the comment, the question
+// and the file at head.
+func (p *PR) answerWith(sess *engine.Session, client provider.Client) {
+	p.Answer = func(ctx context.Context, comment, question, path string) (validate.Answer, error) {
+		code, err := sess.HeadText(ctx, path, 2000)
+		if err != nil {
+			return validate.Answer{}, err
+		}
+		a, _, err := validate.AnswerQuestion(ctx, client, comment, question, path, code, sess.Config.Model)
+		return a, err
+	}
 }

@@ -275,6 +275,15 @@ func (s *Server) Dispatch(ctx context.Context, e github.Event, delivery string) 
 			Trigger: e.Action, Delivery: delivery,
 		})
 		return err
+	case "pull_request_review_comment":
+		// A question in a review thread: the pull request's job answers it (on a head already
+		// reviewed, that is all it does). A job already queued answers it too; one already
+		// running may have read the threads before it, and the next run answers it then.
+		_, err := s.q.insert(ctx, ReviewArgs{
+			Installation: e.Installation, Owner: lower(e.Owner), Repo: lower(e.Repo), Number: e.Number,
+			Trigger: "question", Delivery: delivery,
+		})
+		return err
 	case "issue_comment":
 		cmd, ok := github.ParseCommand(e.Comment)
 		if !ok {

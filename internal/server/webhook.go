@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/council-dev/council/internal/github"
@@ -252,6 +253,8 @@ func (h *webhookHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byt
 var actions = map[string]map[string]bool{
 	"pull_request":  {"opened": true, "synchronize": true, "reopened": true, "ready_for_review": true},
 	"issue_comment": {"created": true},
+	// A reply in a review thread: maybe a question to council (the worker checks whose thread).
+	"pull_request_review_comment": {"created": true},
 	"installation": {
 		"created": true, "deleted": true, "suspend": true, "unsuspend": true,
 		"new_permissions_accepted": true,
@@ -265,13 +268,16 @@ func actsOn(e github.Event) bool {
 	if !actions[e.Name][e.Action] {
 		return false
 	}
-	if e.Name != "issue_comment" {
+	if e.Name != "issue_comment" && e.Name != "pull_request_review_comment" {
 		return true
 	}
 	// Bots are ignored so that no bot (council's own replies included) can start a review
 	// loop or spend an installation's budget.
 	if !e.IsPullRequest || e.CommenterType == "Bot" {
 		return false
+	}
+	if e.Name == "pull_request_review_comment" {
+		return e.InReplyTo != 0 && strings.Contains(e.Comment, "?") // prflow's test of a question
 	}
 	_, ok := github.ParseCommand(e.Comment)
 	return ok

@@ -7,6 +7,7 @@ import (
 	"crypto/sha1" //nolint:gosec // to sign a delivery with the algorithm the handler must refuse
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -287,6 +288,32 @@ func TestWebhook(t *testing.T) {
 			wantMetric: "issue_comment/accepted",
 		},
 		{
+			name: "a question in a review thread", event: "pull_request_review_comment",
+			body: reviewCommentPayload("Why would a negative n matter?", "alice", "User", 1001), sig: "sign",
+			wantStatus: 202, wantBody: "accepted", wantRecorded: 1,
+			wantDispatch: []github.Event{{
+				Name: "pull_request_review_comment", Action: "created", Installation: 4242, Account: "acme",
+				Owner: "acme", Repo: "widget", Number: 7, IsPullRequest: true, InReplyTo: 1001,
+				Comment: "Why would a negative n matter?", Commenter: "alice", CommenterType: "User", Sender: "alice",
+			}},
+			wantMetric: "pull_request_review_comment/accepted",
+		},
+		{
+			name: "a reply that asks nothing", event: "pull_request_review_comment",
+			body: reviewCommentPayload("Fixed, thanks.", "alice", "User", 1001), sig: "sign",
+			wantStatus: 200, wantBody: "ignored", wantRecorded: 1, wantMetric: "pull_request_review_comment/ignored",
+		},
+		{
+			name: "a new review thread", event: "pull_request_review_comment",
+			body: reviewCommentPayload("Why not a map?", "alice", "User", 0), sig: "sign",
+			wantStatus: 200, wantBody: "ignored", wantRecorded: 1, wantMetric: "pull_request_review_comment/ignored",
+		},
+		{
+			name: "a bot's question", event: "pull_request_review_comment",
+			body: reviewCommentPayload("Why?", "council[bot]", "Bot", 1001), sig: "sign",
+			wantStatus: 200, wantBody: "ignored", wantRecorded: 1, wantMetric: "pull_request_review_comment/ignored",
+		},
+		{
 			name: "comment that is not a command", event: "issue_comment",
 			body: commentPayload("Looks good; /council review later?", "alice", "User", true), sig: "sign",
 			wantStatus: 200, wantBody: "ignored", wantRecorded: 1, wantMetric: "issue_comment/ignored",
@@ -494,4 +521,23 @@ func BenchmarkWebhook(b *testing.B) {
 			b.Fatalf("status %d", w.Code)
 		}
 	}
+}
+
+// reviewCommentPayload is a pull_request_review_comment created event on acme/widget#7.
+func reviewCommentPayload(body, login, userType string, inReplyTo int64) string {
+	c := map[string]any{"id": 2001, "body": body, "path": "store.go", "user": map[string]any{"login": login, "type": userType}}
+	if inReplyTo != 0 {
+		c["in_reply_to_id"] = inReplyTo
+	}
+	b, err := json.Marshal(map[string]any{
+		"action": "created", "comment": c,
+		"pull_request": map[string]any{"number": 7, "state": "open"},
+		"repository":   map[string]any{"name": "widget", "full_name": "acme/widget", "owner": map[string]any{"login": "acme"}},
+		"installation": map[string]any{"id": 4242},
+		"sender":       map[string]any{"login": login, "type": userType},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }

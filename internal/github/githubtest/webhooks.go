@@ -90,3 +90,21 @@ func Deliver(ctx context.Context, client *http.Client, url, secret, event, deliv
 	_, _ = io.Copy(io.Discard, resp.Body)
 	return resp.StatusCode, nil
 }
+
+// ReviewCommentPayload is a pull_request_review_comment created event: login's comment on
+// owner/repo#n, a reply to review comment inReplyTo (0 for a new thread).
+// https://docs.github.com/webhooks/webhook-events-and-payloads#pull_request_review_comment
+func (s *Server) ReviewCommentPayload(owner, repo string, n int, id, inReplyTo int64, login, body string, installation int64) []byte {
+	comment := map[string]any{"id": id, "body": body, "user": userJSON(login), "path": "store.go"}
+	if inReplyTo != 0 {
+		comment["in_reply_to_id"] = inReplyTo
+	}
+	return mustJSON(map[string]any{
+		"action":       "created",
+		"comment":      comment,
+		"pull_request": map[string]any{"number": n, "state": "open", "user": userJSON("dev")},
+		"repository":   repoPayload(owner, repo),
+		"installation": map[string]any{"id": installation},
+		"sender":       userJSON(login),
+	})
+}
