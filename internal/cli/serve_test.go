@@ -21,8 +21,8 @@ import (
 
 	"github.com/council-dev/council/internal/github"
 	"github.com/council-dev/council/internal/github/githubtest"
-	ghreview "github.com/council-dev/council/internal/publish/github"
 	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
+	ghreview "github.com/council-dev/council/internal/publish/github"
 	"github.com/council-dev/council/internal/store/storetest"
 )
 

@@ -76,9 +76,9 @@ type Event struct {
 	Number        int
 	Head          string // the pull request's head SHA (pull_request events)
 	Draft         bool
-	IsPullRequest bool   // issue_comment: the issue is a pull request; pull_request_review_comment: always
+	IsPullRequest bool // issue_comment: the issue is a pull request; pull_request_review_comment: always
 	// InReplyTo is the review comment a pull_request_review_comment answers; 0 for a new thread.
-	InReplyTo int64
+	InReplyTo     int64
 	Comment       string // issue_comment: the comment body
 	Commenter     string // issue_comment: the comment author's login
 	CommenterType string // issue_comment: "User", "Bot", ...
