@@ -95,6 +95,7 @@ Every finding is anchored to the exact diff lines it is about and deduplicated a
 	root.AddCommand(NewCmdLearn(f))
 	root.AddCommand(NewCmdServe(f, nil))
 	root.AddCommand(NewCmdRuns(f))
+	root.AddCommand(NewCmdInstallations(f))
 	return root
 }
 

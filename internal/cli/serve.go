@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -156,48 +155,32 @@ func NewCmdRuns(f *Factory) *cobra.Command {
 }
 
 func runsList(ctx context.Context, f *Factory, o *RunsOptions) error {
-	url := o.DatabaseURL
-	if url == "" {
-		url = f.Getenv("COUNCIL_DATABASE_URL")
-	}
-	if url == "" {
-		url = server.DefaultDatabaseURL
-	}
-	// Reading runs must not create an empty database where the server's is not.
-	if path, ok := strings.CutPrefix(url, "sqlite://"); ok {
-		if _, err := os.Stat(path); err != nil {
-			return fmt.Errorf("no council serve database at %s: pass --database-url (or set COUNCIL_DATABASE_URL) to the server's", path)
+	return withStore(ctx, f, o.DatabaseURL, func(db *store.DB) error {
+		runs, err := db.Runs(ctx, store.RunFilter{Repo: o.Repo, Number: o.Number, Status: o.Status, Limit: o.Limit})
+		if err != nil {
+			return err
 		}
-	}
-	db, err := store.Open(ctx, url)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	runs, err := db.Runs(ctx, store.RunFilter{Repo: o.Repo, Number: o.Number, Status: o.Status, Limit: o.Limit})
-	if err != nil {
-		return err
-	}
-	if o.Format == "json" {
-		enc := json.NewEncoder(f.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"runs": server.RunsJSON(runs)})
-	}
-	if len(runs) == 0 {
-		fmt.Fprintln(f.Err, "council: no runs match")
-		return nil
-	}
-	tw := tabwriter.NewWriter(f.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tPR\tHEAD\tSTATUS\tFINDINGS\tPOSTED\tCOST\tSTARTED\tTOOK\tREASON")
-	for _, r := range runs {
-		took := "-"
-		if !r.Finished.IsZero() {
-			took = r.Finished.Sub(r.Started).Round(time.Second).String()
+		if o.Format == "json" {
+			enc := json.NewEncoder(f.Out)
+			enc.SetIndent("", "  ")
+			return enc.Encode(map[string]any{"runs": server.RunsJSON(runs)})
 		}
-		fmt.Fprintf(tw, "%d\t%s#%d\t%s\t%s\t%d\t%d\t$%.4f\t%s\t%s\t%s\n", r.ID, r.Repo, r.Number, orDash(short(r.Head)), r.Status,
-			r.Findings, r.Posted, r.CostUSD, r.Started.Local().Format("2006-01-02 15:04:05"), took, r.Error)
-	}
-	return tw.Flush()
+		if len(runs) == 0 {
+			fmt.Fprintln(f.Err, "council: no runs match")
+			return nil
+		}
+		tw := tabwriter.NewWriter(f.Out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "RUN\tPR\tHEAD\tSTATUS\tFINDINGS\tPOSTED\tCOST\tSTARTED\tTOOK\tREASON")
+		for _, r := range runs {
+			took := "-"
+			if !r.Finished.IsZero() {
+				took = r.Finished.Sub(r.Started).Round(time.Second).String()
+			}
+			fmt.Fprintf(tw, "%d\t%s#%d\t%s\t%s\t%d\t%d\t$%.4f\t%s\t%s\t%s\n", r.ID, r.Repo, r.Number, orDash(short(r.Head)), r.Status,
+				r.Findings, r.Posted, r.CostUSD, r.Started.Local().Format("2006-01-02 15:04:05"), took, r.Error)
+		}
+		return tw.Flush()
+	})
 }
 
 func orDash(s string) string {

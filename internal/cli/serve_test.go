@@ -23,6 +23,7 @@ import (
 	"github.com/council-dev/council/internal/github/githubtest"
 	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
 	ghreview "github.com/council-dev/council/internal/publish/github"
+	"github.com/council-dev/council/internal/store"
 	"github.com/council-dev/council/internal/store/storetest"
 )
 
@@ -357,5 +358,56 @@ func TestServeAnswersQuestionsInItsThreads(t *testing.T) {
 	}
 	if answered != 1 {
 		t.Errorf("%d answers to the question, want 1; logs:\n%s", answered, logs)
+	}
+}
+
+// council installations lists what the server knows and changes an installation's settings,
+// which its workers read before each review.
+func TestInstallationsListAndSet(t *testing.T) {
+	t.Parallel()
+	url := storetest.SQLiteURL(t)
+	db, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.UpsertInstallation(context.Background(), store.Installation{ID: 4242, Account: "acme"}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	r := council(t, nil, "installations", "set", "4242", "--monthly-budget-usd", "25", "--database-url", url)
+	if r.code != 0 || !strings.Contains(r.err, "installation 4242: monthly budget $25.00, drafts as the server says") {
+		t.Fatalf("set: exit %d; stderr:\n%s", r.code, r.err)
+	}
+	if r := council(t, nil, "installations", "set", "4242", "--review-drafts=true", "--database-url", url); r.code != 0 {
+		t.Fatalf("set drafts: exit %d; stderr:\n%s", r.code, r.err)
+	}
+	r = council(t, nil, "installations", "list", "--database-url", url)
+	if r.code != 0 {
+		t.Fatalf("list: exit %d; stderr:\n%s", r.code, r.err)
+	}
+	lines := strings.Split(strings.TrimSpace(r.out), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[1], "4242") || !strings.Contains(lines[1], "acme") ||
+		!strings.Contains(lines[1], "$25.00") || !strings.Contains(lines[1], "reviewed") {
+		t.Errorf("list:\n%s", r.out)
+	}
+	for _, args := range [][]string{
+		{"installations", "set", "4242", "--database-url", url},                               // nothing to set
+		{"installations", "set", "acme", "--monthly-budget-usd", "1", "--database-url", url},  // not an id
+		{"installations", "set", "4242", "--monthly-budget-usd", "-1", "--database-url", url}, // negative
+	} {
+		if r := council(t, nil, args...); r.code == 0 {
+			t.Errorf("%v: exit 0, want an error; stderr:\n%s", args, r.err)
+		}
+	}
+	// The budget reached the store the workers read.
+	db, err = store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	in, ok, err := db.Installation(context.Background(), 4242)
+	if err != nil || !ok || in.Settings != (store.Settings{MonthlyBudgetUSD: 25, ReviewDrafts: true}) || in.Account != "acme" {
+		t.Errorf("installation after set: %+v, %v, %v", in, ok, err)
 	}
 }

@@ -104,6 +104,27 @@ func (s *postgresStore) Installation(ctx context.Context, id int64) (Installatio
 	return in, true, nil
 }
 
+func (s *postgresStore) Installations(ctx context.Context) ([]Installation, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, account, suspended, settings FROM installations ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("list installations: %w", err)
+	}
+	defer rows.Close()
+	var out []Installation
+	for rows.Next() {
+		var in Installation
+		var settings string
+		if err := rows.Scan(&in.ID, &in.Account, &in.Suspended, &settings); err != nil {
+			return nil, fmt.Errorf("list installations: %w", err)
+		}
+		if in.Settings, err = decodeSettings(settings); err != nil {
+			return nil, fmt.Errorf("list installations: installation %d: %w", in.ID, err)
+		}
+		out = append(out, in)
+	}
+	return out, rows.Err()
+}
+
 func (s *postgresStore) SetSettings(ctx context.Context, id int64, set Settings) error {
 	settings, err := encodeSettings(set)
 	if err != nil {

@@ -110,6 +110,27 @@ func (s *sqliteStore) Installation(ctx context.Context, id int64) (Installation,
 	return in, true, nil
 }
 
+func (s *sqliteStore) Installations(ctx context.Context) ([]Installation, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, account, suspended, settings FROM installations ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("list installations: %w", err)
+	}
+	defer rows.Close()
+	var out []Installation
+	for rows.Next() {
+		var in Installation
+		var settings string
+		if err := rows.Scan(&in.ID, &in.Account, &in.Suspended, &settings); err != nil {
+			return nil, fmt.Errorf("list installations: %w", err)
+		}
+		if in.Settings, err = decodeSettings(settings); err != nil {
+			return nil, fmt.Errorf("list installations: installation %d: %w", in.ID, err)
+		}
+		out = append(out, in)
+	}
+	return out, rows.Err()
+}
+
 func (s *sqliteStore) SetSettings(ctx context.Context, id int64, set Settings) error {
 	settings, err := encodeSettings(set)
 	if err != nil {

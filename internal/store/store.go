@@ -29,6 +29,8 @@ type Store interface {
 	DeleteInstallation(ctx context.Context, id int64) error
 	// Installation reads one; ok is false when it is unknown.
 	Installation(ctx context.Context, id int64) (in Installation, ok bool, err error)
+	// Installations lists every installation the store knows, by id.
+	Installations(ctx context.Context) ([]Installation, error)
 	// SetSettings replaces an installation's settings, creating the installation if needed.
 	SetSettings(ctx context.Context, id int64, s Settings) error
 	// SetRepositories adds and removes repositories ("owner/name") of an installation.

@@ -33,6 +33,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ForgetDelivery", testForgetDelivery},
 		{"JobCounts", testJobCounts},
 		{"AbandonRuns", testAbandonRuns},
+		{"Installations", testInstallations},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			t.Parallel()
@@ -567,5 +568,29 @@ func testAbandonRuns(t *testing.T, s store.Store) {
 		if r.ID == dead && (r.Error != "the worker stopped" || r.Finished.IsZero()) {
 			t.Errorf("abandoned run: %+v", r)
 		}
+	}
+}
+
+func testInstallations(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	if got, err := s.Installations(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("a new store's installations: %v, %v", got, err)
+	}
+	if err := s.UpsertInstallation(ctx, store.Installation{ID: 9, Account: "zeta", Suspended: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetSettings(ctx, 3, store.Settings{MonthlyBudgetUSD: 12.5, ReviewDrafts: true}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Installations(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []store.Installation{
+		{ID: 3, Settings: store.Settings{MonthlyBudgetUSD: 12.5, ReviewDrafts: true}},
+		{ID: 9, Account: "zeta", Suspended: true},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("installations (-want +got):\n%s", d)
 	}
 }
