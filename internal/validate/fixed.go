@@ -45,27 +45,9 @@ func FixRequest(comment, path, code, model string) provider.Request {
 
 // ParseFix reads a fix check's answer, from the tool call or JSON in the text.
 func ParseFix(resp provider.Response) (Fix, error) {
-	var raw map[string]json.RawMessage
-	for _, b := range resp.Content {
-		if b.Type == provider.ToolUse && b.Name == FixTool {
-			if err := json.Unmarshal(b.Input, &raw); err != nil {
-				return Fix{}, &VerdictError{Reason: "invalid JSON in " + FixTool + " input", Excerpt: excerpt(string(b.Input))}
-			}
-			break
-		}
-	}
-	if raw == nil {
-		obj, _, problem := review.FindObject(resp.Text(), func(o map[string]json.RawMessage) bool {
-			_, ok := o["fixed"]
-			return ok
-		}, true)
-		if obj == nil {
-			if problem == "" {
-				problem = `no JSON object with "fixed"`
-			}
-			return Fix{}, &VerdictError{Reason: problem, Excerpt: excerpt(resp.Text())}
-		}
-		raw = obj
+	raw, err := toolInput(resp, FixTool, "fixed")
+	if err != nil {
+		return Fix{}, err
 	}
 	fixed, ok := yesNo(raw["fixed"])
 	if !ok {
@@ -84,4 +66,30 @@ func CheckFixed(ctx context.Context, c review.Completer, comment, path, code, mo
 	}
 	fix, err := ParseFix(resp)
 	return fix, resp.Usage, err
+}
+
+// toolInput is the input of the answer's call of tool, or failing that the JSON object in its
+// text that has key: small models (and OpenAI-compatible servers without tool calling) answer
+// in text.
+func toolInput(resp provider.Response, tool, key string) (map[string]json.RawMessage, error) {
+	for _, b := range resp.Content {
+		if b.Type == provider.ToolUse && b.Name == tool {
+			var raw map[string]json.RawMessage
+			if err := json.Unmarshal(b.Input, &raw); err != nil {
+				return nil, &VerdictError{Reason: "invalid JSON in " + tool + " input", Excerpt: excerpt(string(b.Input))}
+			}
+			return raw, nil
+		}
+	}
+	obj, _, problem := review.FindObject(resp.Text(), func(o map[string]json.RawMessage) bool {
+		_, ok := o[key]
+		return ok
+	}, true)
+	if obj == nil {
+		if problem == "" {
+			problem = fmt.Sprintf("no JSON object with %q", key)
+		}
+		return nil, &VerdictError{Reason: problem, Excerpt: excerpt(resp.Text())}
+	}
+	return obj, nil
 }

@@ -49,27 +49,9 @@ func AnswerRequest(comment, question, path, code, model string) provider.Request
 // ParseAnswer reads the answer to a question, from the tool call or JSON in the text. An
 // answer that says it can answer but says nothing is taken as no answer.
 func ParseAnswer(resp provider.Response) (Answer, error) {
-	var raw map[string]json.RawMessage
-	for _, b := range resp.Content {
-		if b.Type == provider.ToolUse && b.Name == AnswerTool {
-			if err := json.Unmarshal(b.Input, &raw); err != nil {
-				return Answer{}, &VerdictError{Reason: "invalid JSON in " + AnswerTool + " input", Excerpt: excerpt(string(b.Input))}
-			}
-			break
-		}
-	}
-	if raw == nil {
-		obj, _, problem := review.FindObject(resp.Text(), func(o map[string]json.RawMessage) bool {
-			_, ok := o["can_answer"]
-			return ok
-		}, true)
-		if obj == nil {
-			if problem == "" {
-				problem = `no JSON object with "can_answer"`
-			}
-			return Answer{}, &VerdictError{Reason: problem, Excerpt: excerpt(resp.Text())}
-		}
-		raw = obj
+	raw, err := toolInput(resp, AnswerTool, "can_answer")
+	if err != nil {
+		return Answer{}, err
 	}
 	can, ok := yesNo(raw["can_answer"])
 	if !ok {
