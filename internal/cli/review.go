@@ -278,7 +278,8 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 	if o.repoSet {
 		po.Clone = o.Repo
 	}
-	if !prflow.HasCommit(ctx, orCache(po.Clone, owner+"/"+repo), pr.Info.BaseSHA) || !prflow.HasCommit(ctx, orCache(po.Clone, owner+"/"+repo), pr.Info.HeadSHA) {
+	// An App mints a token for git only when a commit has to be fetched.
+	if clone := orCache(po.Clone, owner+"/"+repo); !prflow.HasCommit(ctx, clone, pr.Info.BaseSHA) || !prflow.HasCommit(ctx, clone, pr.Info.HeadSHA) {
 		if po.Credential, err = gitCredentialFor(ctx, gh); err != nil {
 			return err
 		}

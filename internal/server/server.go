@@ -198,6 +198,7 @@ func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) {
 			*p = n
 		}
 	}
+	f.Limit = min(f.Limit, maxAPIRuns) // an unauthenticated endpoint: one request reads a bounded page
 	runs, err := s.db.Runs(r.Context(), f)
 	if err != nil {
 		s.log.Error("list runs", "error", err)
@@ -207,6 +208,9 @@ func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"runs": RunsJSON(runs)})
 }
+
+// maxAPIRuns caps GET /api/runs's limit.
+const maxAPIRuns = 1000
 
 // RunJSON is one run as GET /api/runs and `council runs list --format json` show it.
 type RunJSON struct {
