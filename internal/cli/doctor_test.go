@@ -242,7 +242,7 @@ func TestDoctorOffline(t *testing.T) {
 	} {
 		r := council(t, map[string]string{}, "doctor", "--dir", repo, "--offline", "--provider", p.provider, "--model", p.model)
 		lines := doctorLines(t, r.out)
-		if r.code != ExitOK || !hasLine(lines, "ok   requests for "+p.model, "of the 13 kinds council sends pass "+p.api) ||
+		if r.code != ExitOK || !hasLine(lines, "ok   requests for "+p.model, "of the 17 kinds council sends pass "+p.api) ||
 			!hasLine(lines, "warn credentials", "no key") || strings.Contains(r.err, "Usage:") {
 			t.Errorf("%s: exit %d:\n%s%s", p.provider, r.code, r.out, r.err)
 		}

@@ -6,12 +6,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/council-dev/council/internal/bench"
 	"github.com/council-dev/council/internal/engine"
+	"github.com/council-dev/council/internal/learn"
 	"github.com/council-dev/council/internal/overview"
+	"github.com/council-dev/council/internal/persona"
 	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/review"
 	"github.com/council-dev/council/internal/tools"
@@ -39,6 +43,10 @@ const (
 	KindJudgePlausible   = "benchmark judge: plausible?"
 	KindReviewNoTools    = "review without tools (--no-tools)"
 	KindValidatorNoTools = "validator check without tools"
+	KindQuestion         = "answer to a question in a thread"
+	KindPersonaBatch     = "persona build: a batch of comments"
+	KindPersonaMerge     = "persona build: merging the batches"
+	KindLearnings        = "council learn: learnings from signals"
 )
 
 // Kinds lists every kind of request Requests returns, in order.
@@ -47,7 +55,8 @@ func Kinds() []string {
 		KindReviewWarmup, KindReviewFirst, KindReviewTools, KindReviewFinal,
 		KindValidatorFirst, KindValidatorTools, KindValidatorFinal,
 		KindReviewNoTools, KindValidatorNoTools,
-		KindOverview, KindThreadCheck, KindJudgeSame, KindJudgePlausible,
+		KindOverview, KindThreadCheck, KindQuestion, KindJudgeSame, KindJudgePlausible,
+		KindPersonaBatch, KindPersonaMerge, KindLearnings,
 	}
 }
 
@@ -61,8 +70,10 @@ type RequestOptions struct {
 // Requests returns the requests council sends, at least one of every kind (Kinds), made by
 // the code that sends them: a small change in a scratch git repository goes through the review engine with
 // the three built-in lenses, repository tools and the validator, answered by a scripted model
-// that calls tools and reports a finding; then the overview, a thread check after a push and
-// the benchmark judge. Nothing leaves the process.
+// that calls tools and reports a finding; then the overview, a thread check after a push, an
+// answer to a question in a thread, the benchmark judge, a persona built from a maintainer's
+// comments (in two batches and a merge) and learnings from review signals. Nothing leaves the
+// process.
 func Requests(ctx context.Context, o RequestOptions) ([]Sample, error) {
 	tmp, err := os.MkdirTemp("", "council-doctor-")
 	if err != nil {
@@ -105,6 +116,9 @@ func Requests(ctx context.Context, o RequestOptions) ([]Sample, error) {
 		if _, _, err := validate.CheckFixed(ctx, m, "🔎 **Correctness** — Reserve can oversell", sampleFile, code, model); err != nil {
 			return nil, fmt.Errorf("sample thread check: %w", err)
 		}
+		if _, _, err := validate.AnswerQuestion(ctx, m, "🔎 **Correctness** — Reserve can oversell", "Why is Put not affected?", sampleFile, code, model); err != nil {
+			return nil, fmt.Errorf("sample question: %w", err)
+		}
 		judge := bench.NewJudge(bench.JudgeOptions{Client: m, Model: model, Concurrency: 1})
 		f := bench.Prediction{ID: "f1", Reviewers: []string{"correctness"}, Path: sampleFile, Line: 21, Severity: "high", Category: "concurrency",
 			Title: "Reserve can oversell", Body: "The check and the update are not atomic.", Quote: sampleBuggyLine}
@@ -114,6 +128,14 @@ func Requests(ctx context.Context, o RequestOptions) ([]Sample, error) {
 		}
 		if _, err := judge.Plausible(ctx, []bench.JudgeFinding{{Key: bench.FindingKey{Finding: "f1"}, Finding: f}}); err != nil {
 			return nil, fmt.Errorf("sample judge: %w", err)
+		}
+		// A budget that holds about half the comments makes two batches and a merge.
+		if _, err := persona.Distill(ctx, m, samplePersonaComments, persona.Options{Model: model, TokenBudget: samplePersonaBudget}); err != nil {
+			return nil, fmt.Errorf("sample persona: %w", err)
+		}
+		signals := sampleSignals()
+		if _, _, err := learn.Distill(ctx, m, signals, learn.ComputeStats(signals), learn.DistillOptions{Model: model}); err != nil {
+			return nil, fmt.Errorf("sample learnings: %w", err)
 		}
 	}
 	return order(append(out, m.sent()...)), nil
@@ -172,7 +194,7 @@ func (m *scripted) Complete(_ context.Context, req provider.Request) (provider.R
 		if name == "" {
 			name = req.Tools[len(req.Tools)-1].Name
 		}
-		call(name, answerFor(name))
+		call(name, answerFor(name, req))
 	case kind == KindJudgeSame: // the judge answers in text
 		resp.StopReason = provider.StopEndTurn
 		resp.Content = []provider.Block{{Type: provider.Text, Text: `{"reason": "the same race", "same": true}`}}
@@ -183,8 +205,11 @@ func (m *scripted) Complete(_ context.Context, req provider.Request) (provider.R
 	return resp, nil
 }
 
-// answerFor is a valid input of each answer tool.
-func answerFor(tool string) any {
+// commentIndex finds the comments a persona request shows.
+var commentIndex = regexp.MustCompile(`<comment index="(\d+)">`)
+
+// answerFor is a valid input of each answer tool, for req.
+func answerFor(tool string, req provider.Request) any {
 	switch tool {
 	case review.SubmitTool:
 		return map[string]any{"summary": "One race.", "findings": []any{map[string]any{
@@ -200,6 +225,23 @@ func answerFor(tool string) any {
 		return map[string]any{"summary": "Adds Reserve.", "changes": []string{"`Reserve` takes stock"}, "files": []any{map[string]any{"path": sampleFile, "description": "adds Reserve"}}}
 	case validate.FixTool:
 		return map[string]any{"fixed": true, "reason": "the lock is held now"}
+	case validate.AnswerTool:
+		return map[string]any{"can_answer": true, "answer": "Put holds the lock; Reserve does not."}
+	case persona.Tool:
+		shown := []int{}
+		for _, m := range commentIndex.FindAllStringSubmatch(req.Messages[0].Content[0].Text, -1) {
+			i, _ := strconv.Atoi(m[1])
+			shown = append(shown, i)
+		}
+		return map[string]any{
+			"themes":         []any{map[string]any{"name": "locking", "count": len(shown), "example": shown[0]}},
+			"voice":          []string{"nit:"},
+			"pushes_back_on": []string{"state shared without a lock"},
+			"lets_pass":      []string{},
+			"exemplars":      shown,
+		}
+	case learn.Tool:
+		return map[string]any{"learnings": []any{}}
 	}
 	return map[string]any{}
 }
@@ -211,6 +253,23 @@ func kindOf(req provider.Request) string {
 		switch t.Name {
 		case review.SubmitTool, validate.VerdictTool:
 			answer = t.Name
+		}
+	}
+	if len(req.Tools) == 1 {
+		switch req.Tools[0].Name {
+		case validate.FixTool:
+			return KindThreadCheck
+		case validate.AnswerTool:
+			return KindQuestion
+		case overview.Tool:
+			return KindOverview
+		case learn.Tool:
+			return KindLearnings
+		case persona.Tool:
+			if strings.Contains(req.Messages[0].Content[0].Text, "Combine the batches' notes") {
+				return KindPersonaMerge
+			}
+			return KindPersonaBatch
 		}
 	}
 	withTools := len(req.Tools) > 1
@@ -233,10 +292,6 @@ func kindOf(req provider.Request) string {
 		return KindReviewTools
 	case answer == validate.VerdictTool:
 		return KindValidatorTools
-	case len(req.Tools) == 1 && req.Tools[0].Name == validate.FixTool:
-		return KindThreadCheck
-	case len(req.Tools) == 1 && req.Tools[0].Name == overview.Tool:
-		return KindOverview
 	case strings.Contains(req.Messages[0].Content[0].Text, "<human_comment>"):
 		return KindJudgeSame
 	default:

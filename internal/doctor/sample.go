@@ -7,6 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/council-dev/council/internal/learn"
+	"github.com/council-dev/council/internal/persona"
 )
 
 // The sample change: Reserve, added by the change, checks and updates the stock without the
@@ -99,4 +103,59 @@ func sampleRepo(ctx context.Context, dir string, maxOutputTokens int) (base, hea
 		return "", "", err
 	}
 	return base, head, nil
+}
+
+// samplePersonaComments are a maintainer's review comments for the sample persona build (each
+// body twice, on two pull requests), and samplePersonaBudget a token budget per request that
+// holds about half of them, so that the build sends two batches and a merge.
+var samplePersonaComments = func() []persona.Comment {
+	bodies := []string{
+		"nit: this reads the map without the lock; Put holds it, so Reserve should too, or the race detector will tell us in CI.",
+		"I think this wants a table-driven test: the zero and negative cases are where this kind of code breaks.",
+		"Not a blocker, but the error should say which item ran out, so that the caller can log something useful.",
+		"WDYT about returning the remaining stock as well? Callers seem to read it right after reserving anyway.",
+		"This check and the update are two steps: between them another goroutine can take the same items.",
+		"Please wrap the error with %w so that errors.Is keeps working for the callers in the handlers package.",
+		"nit: the doc comment should start with the function's name, as the rest of the package does.",
+		"The test sleeps for 100ms to wait for the goroutine; a channel or a WaitGroup makes it deterministic.",
+	}
+	out := make([]persona.Comment, 2*len(bodies))
+	for i := range out {
+		b := bodies[i%len(bodies)]
+		out[i] = persona.Comment{
+			ID: int64(100 + i), Repo: "acme/inventory", PR: 10 + i, Path: sampleFile, Line: 21, Side: "RIGHT",
+			DiffHunk: "@@ -18,3 +18,9 @@\n+func (s *Store) Reserve(id string, n int) bool {\n+\tif s.stock[id] < n {",
+			Body:     b, Author: "maintainer", CreatedAt: time.Date(2026, 1, 1+i, 12, 0, 0, 0, time.UTC),
+		}
+	}
+	return out
+}()
+
+const samplePersonaBudget = 1500
+
+// sampleSignals are what happened to four of council's comments: two dismissed style nits and
+// two fixed races, enough for one learning of each kind.
+func sampleSignals() []learn.Signal {
+	at := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	signal := func(i int, category, title string, accepted bool) learn.Signal {
+		s := learn.Signal{
+			Repo: "acme/inventory", PR: 20 + i, PRCreated: at, PRMerged: true, CommentID: int64(200 + i), Created: at,
+			URL:         fmt.Sprintf("https://github.com/acme/inventory/pull/%d#discussion_r%d", 20+i, 200+i),
+			Fingerprint: fmt.Sprintf("fp%d", i), Reviewer: "maintainability", Category: category, Severity: "low",
+			Path: sampleFile, Line: 21, Title: title, Body: title + ".",
+		}
+		if accepted {
+			s.Addressed = true
+		} else {
+			s.Reactions = map[string]int{"-1": 1}
+			s.Replies = []learn.Reply{{Author: "maintainer", WriteAccess: true, Body: "We don't do this here.", Created: at}}
+		}
+		return s
+	}
+	return []learn.Signal{
+		signal(0, "style", "Doc comment does not start with the name", false),
+		signal(1, "style", "Doc comment does not start with the name", false),
+		signal(2, "concurrency", "Map read without the lock", true),
+		signal(3, "concurrency", "Map read without the lock", true),
+	}
 }

@@ -15,10 +15,11 @@ import (
 )
 
 // TestEveryRequestCouncilSends walks one request of every kind council sends (reviewer turns,
-// validator checks, warm-ups, overview, thread check, judge), made by the code that sends
-// them, through the SDK to the fake, compares every tool schema in the HTTP body the SDK sent
-// with the one council wrote, which refuses what Chat Completions refuses; and does so
+// validator checks, warm-ups, overview, thread check, question, judge, persona build, learn),
+// made by the code that sends them, through the SDK to the fake, which refuses what
+// Chat Completions refuses; and does so
 // for models with different rules (a reasoning model, the smallest output limit).
+// It also compares every tool schema in the HTTP body the SDK sent with the one council wrote.
 func TestEveryRequestCouncilSends(t *testing.T) {
 	t.Parallel()
 	for _, m := range []struct {

@@ -93,8 +93,8 @@ func Check(header http.Header, raw map[string]json.RawMessage, req Request, mode
 		return e
 	}
 	// API version 2026-10-21, which the SDK sends, dropped the sampling parameters: the service
-	// refuses them as unknown fields, default values included (its release notes, and
-	// https://codersera.com/blog/anthropic-api-2026-10-21-sdk-migration-guide-2026/).
+	// refuses them as unknown fields, default values included (docVersions, and
+	// https://platform.claude.com/docs/en/api/migration-2026-10-21).
 	if version >= "2026-10-21" {
 		for _, p := range []string{"temperature", "top_p", "top_k"} {
 			if _, ok := raw[p]; ok {
