@@ -16,8 +16,7 @@ import (
 // finds the lock held on the error path (which alice raised), Maintainability the dropped Atoi
 // error (which bob raised); nobody sees the size limit alice asked about.
 func widgetReply(req anthropictest.Request) anthropictest.Reply {
-	last := req.Messages[len(req.Messages)-1].Content
-	text := last[len(last)-1].Text
+	text := lastTurnText(req)
 	if hasTool(req, "submit_verdicts") {
 		return anthropictest.ToolReply("submit_verdicts", demoVerdict(text))
 	}
@@ -116,8 +115,7 @@ func TestBenchEndToEnd(t *testing.T) {
 	// The judge (L3), on the same fake: it says the lock comment and the lock finding are the
 	// same issue, nothing else is, and the Atoi finding nobody matched at L3 is plausible.
 	model.SetRespond(func(req anthropictest.Request) anthropictest.Reply {
-		last := req.Messages[len(req.Messages)-1].Content
-		text := last[len(last)-1].Text
+		text := lastTurnText(req)
 		switch {
 		case strings.Contains(text, "same underlying issue? Answer"):
 			same := strings.Contains(text, "still held") && strings.Contains(text, "Lookup keeps the mutex")

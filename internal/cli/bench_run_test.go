@@ -222,8 +222,8 @@ func TestBenchRunMaxCostStopsDuringAReview(t *testing.T) {
 	env := map[string]string{"ANTHROPIC_API_KEY": anthropictest.DefaultAPIKey, "ANTHROPIC_BASE_URL": fake.URL}
 	out := t.TempDir()
 
-	// The demo's estimate (about $0.10) fits, but each reviewer request may cost up to $0.12 (a
-	// full 8,192-token answer): the budget refuses them rather than risk passing $0.11.
+	// The demo's estimate (about $0.07) fits, but each reviewer request may cost up to $0.09 (its
+	// prompt and a full 8,192-token answer): the budget refuses one rather than risk passing $0.11.
 	r := council(t, env, "bench", "run", data, "--out", out, "--max-cost", "0.11", "--concurrency", "1")
 	if r.code != ExitIncomplete {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, ExitIncomplete, r.err)
@@ -254,8 +254,8 @@ func TestBenchRunKeepsOneModelPerRunDirectory(t *testing.T) {
 		t.Fatalf("exit %d, want %d\n%s", r.code, ExitIncomplete, r.err)
 	}
 	m := readRun(t, out)
-	if m.Model != "claude-sonnet-4-5" || m.Samples[1].Status != bench.StatusFailed ||
-		!strings.Contains(m.Samples[1].Error, "this run is on anthropic claude-sonnet-4-5 (run.json), this sample would run on anthropic claude-haiku-4-5") {
+	if m.Model != "claude-sonnet-5-5" || m.Samples[1].Status != bench.StatusFailed ||
+		!strings.Contains(m.Samples[1].Error, "this run is on anthropic claude-sonnet-5-5 (run.json), this sample would run on anthropic claude-haiku-4-5") {
 		t.Errorf("run.json: model %q, samples %+v: a second model must not join the run", m.Model, m.Samples)
 	}
 }
@@ -294,10 +294,10 @@ func TestBenchRunMaxCostCountsEarlierSpending(t *testing.T) {
 	if spent <= 0 {
 		t.Fatalf("run.json spent_usd = %v after a review", spent)
 	}
-	// $0.12 would fit the second sample's estimate ($0.097) alone, but not after what the
-	// first invocation spent.
+	// $0.10 would fit the second sample's estimate ($0.067) alone, but not after what the
+	// first invocation spent ($0.043).
 	calls := fake.Calls()
-	r := council(t, env, "bench", "run", data, "--out", out, "--max-cost", "0.12")
+	r := council(t, env, "bench", "run", data, "--out", out, "--max-cost", "0.10")
 	if r.code != ExitIncomplete || fake.Calls() != calls {
 		t.Fatalf("exit %d, %d requests: the resumed run must count the $%.4f already spent\n%s", r.code, fake.Calls()-calls, spent, r.err)
 	}

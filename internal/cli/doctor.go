@@ -39,8 +39,8 @@ func NewCmdDoctor(f *Factory, runF func(context.Context, *DoctorOptions) error) 
 		Long: `Check, one line each, what council review would work with: the repository's config and
 reviewer documents (from the base revision, as council review reads them), the model
 provider's key, each model the review would call (it exists, its output limit fits
-budget.max_output_tokens, it is not retired), a forced tool call with council's real tool
-schemas, and the prompt cache. With --repo, the GitHub credentials' permissions on that
+budget.max_output_tokens, it is not retired), a tool call with council's real tool schemas
+(forced where the model allows it), and the prompt cache. With --repo, the GitHub credentials' permissions on that
 repository (the same variables council review --pr reads).
 
 Each line starts with ok, warn or fail; a fail says what to do. It sends a handful of tiny
@@ -53,7 +53,7 @@ Exit status: 0 when no check failed, 1 when one did, 2 for a usage error.`,
   council doctor
 
   # another model, and the GitHub token's permissions for council review --pr --post
-  council doctor --model claude-opus-4-1 --repo owner/name
+  council doctor --model claude-opus-5-5 --repo owner/name
 
   # no network: config, reviewers, git, and the request bodies council would send
   council doctor --offline --provider openai --model gpt-5`,
@@ -72,7 +72,7 @@ Exit status: 0 when no check failed, 1 when one did, 2 for a usage error.`,
 	fl.StringVar(&opts.Dir, "dir", ".", "the repository `DIR` whose config council review would use")
 	fl.StringVar(&opts.ConfigPath, "config", "", "config `FILE` to use instead of the base revision's .council.yaml")
 	fl.StringVar(&opts.Provider, "provider", "", "model provider: "+strings.Join(providers, "|"))
-	fl.StringVar(&opts.Model, "model", "", "model name (default: config, else claude-sonnet-4-5 or gpt-4.1)")
+	fl.StringVar(&opts.Model, "model", "", "model name (default: config, else claude-sonnet-5-5 or gpt-4.1)")
 	fl.StringVar(&opts.Repo, "repo", "", "check the GitHub credentials on `OWNER/NAME`")
 	fl.BoolVar(&opts.Offline, "offline", false, "send nothing: check config, reviewers, git and council's request bodies against the API's rules")
 	return cmd

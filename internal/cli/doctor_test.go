@@ -82,8 +82,8 @@ func hasLine(lines []string, prefix string, parts ...string) bool {
 
 // anthropicModel answers the doctor's tool call as a model does.
 func anthropicModel(req anthropictest.Request) anthropictest.Reply {
-	if req.ToolChoice != nil && req.ToolChoice.Type == "tool" {
-		return anthropictest.ToolReply(req.ToolChoice.Name, map[string]any{"findings": []any{}, "summary": "ok"})
+	if name := anthropictest.ToolAsked(req); name != "" {
+		return anthropictest.ToolReply(name, map[string]any{"findings": []any{}, "summary": "ok"})
 	}
 	return anthropictest.TextReply("ok")
 }
@@ -103,7 +103,7 @@ func TestDoctorOnline(t *testing.T) {
 	oai := openaitest.New(t, openaitest.WithRespond(openAIModel))
 	local := openaitest.New(t, openaitest.WithNoAuth(), openaitest.WithoutPromptCache(), openaitest.WithModel("qwen2.5-coder", 0), openaitest.WithRespond(openAIModel))
 	bigBudget := filepath.Join(t.TempDir(), "council.yaml")
-	if err := os.WriteFile(bigBudget, []byte("budget:\n  max_output_tokens: 9000\n"), 0o644); err != nil {
+	if err := os.WriteFile(bigBudget, []byte("budget:\n  max_output_tokens: 70000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	withAnthropic := func(f *anthropictest.Server, key string) map[string]string {
@@ -122,9 +122,9 @@ func TestDoctorOnline(t *testing.T) {
 			name: "anthropic, all ok", env: withAnthropic(anth, anth.APIKey), code: ExitOK,
 			lines: [][]string{
 				{"ok   repository"},
-				{"ok   config", "provider anthropic, model claude-sonnet-4-5, 3 reviewers"},
+				{"ok   config", "provider anthropic, model claude-sonnet-5-5, 3 reviewers"},
 				{"ok   credentials", "anthropic accepted the key (ANTHROPIC_API_KEY)"},
-				{"ok   model claude-sonnet-4-5", "output limit 64000 tokens; budget.max_output_tokens 8192 fits"},
+				{"ok   model claude-sonnet-5-5", "output limit 128000 tokens; budget.max_output_tokens 8192 fits"},
 				{"ok   tool call", "submit_review", "6 tool schemas"},
 				{"ok   prompt cache", "read"},
 			},
@@ -156,8 +156,9 @@ func TestDoctorOnline(t *testing.T) {
 			},
 		},
 		{
-			name: "output limit below the config's", env: withAnthropic(anth, anth.APIKey), args: []string{"--model", "claude-3-5-sonnet-20241022", "--config", bigBudget}, code: ExitFindings,
-			lines: [][]string{{"fail model claude-3-5-sonnet-20241022", "budget.max_output_tokens is 9000, above the model's output limit of 8192", "lower it"}},
+			name: "output limit below the config's", env: withAnthropic(anth, anth.APIKey), args: []string{"--model", "claude-haiku-4-5", "--config", bigBudget}, code: ExitFindings,
+			lines: [][]string{{"fail model claude-haiku-4-5", "budget.max_output_tokens is 70000, above the model's output limit of 64000", "lower it"}},
+			not:   []string{"answered 404"},
 		},
 		{
 			name: "anthropic without a cache", env: withAnthropic(noCache, noCache.APIKey), code: ExitOK,
@@ -237,7 +238,7 @@ func TestDoctorOffline(t *testing.T) {
 	t.Parallel()
 	repo := demoRepo(t)
 	for _, p := range []struct{ provider, model, api string }{
-		{"anthropic", "claude-sonnet-4-5", "the Messages API's rules"},
+		{"anthropic", "claude-sonnet-5-5", "the Messages API's rules"},
 		{"openai", "gpt-5", "Chat Completions' rules"},
 	} {
 		r := council(t, map[string]string{}, "doctor", "--dir", repo, "--offline", "--provider", p.provider, "--model", p.model)
@@ -249,13 +250,13 @@ func TestDoctorOffline(t *testing.T) {
 	}
 
 	cfg := filepath.Join(t.TempDir(), "council.yaml")
-	if err := os.WriteFile(cfg, []byte("budget:\n  max_output_tokens: 70000\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte("budget:\n  max_output_tokens: 130000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r := council(t, map[string]string{"ANTHROPIC_API_KEY": "sk-ant-not-sent"}, "doctor", "--dir", repo, "--offline", "--config", cfg)
 	lines := doctorLines(t, r.out)
-	if r.code != ExitFindings || !hasLine(lines, "fail model claude-sonnet-4-5", "70000", "64000") ||
-		!hasLine(lines, "fail requests for claude-sonnet-4-5", "max_tokens: 70000 > 64000") {
+	if r.code != ExitFindings || !hasLine(lines, "fail model claude-sonnet-5-5", "130000", "128000") ||
+		!hasLine(lines, "fail requests for claude-sonnet-5-5", "max_tokens: 130000 > 128000") {
 		t.Errorf("budget above the limit: exit %d:\n%s%s", r.code, r.out, r.err)
 	}
 }
@@ -272,7 +273,7 @@ func TestDoctorEveryModel(t *testing.T) {
 	r := council(t, map[string]string{"ANTHROPIC_API_KEY": anth.APIKey, "ANTHROPIC_BASE_URL": anth.URL}, "doctor", "--dir", repo, "--config", cfg)
 	lines := doctorLines(t, r.out)
 	if r.code != ExitOK || strings.Count(r.out, "credentials:") != 1 ||
-		!hasLine(lines, "ok   model claude-haiku-4-5", "output limit 64000") || !hasLine(lines, "ok   model claude-sonnet-4-5", "output limit 64000") ||
+		!hasLine(lines, "ok   model claude-haiku-4-5", "output limit 64000") || !hasLine(lines, "ok   model claude-sonnet-5-5", "output limit 128000") ||
 		strings.Count(r.out, "ok   tool call") != 2 || !strings.Contains(r.err, "Usage: 6 requests") {
 		t.Errorf("exit %d:\n%s%s", r.code, r.out, r.err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/council-dev/council/internal/finding"
+	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
 	"github.com/council-dev/council/internal/provider/openai/openaitest"
 	"github.com/council-dev/council/internal/report"
@@ -154,10 +155,38 @@ func hasTool(req anthropictest.Request, name string) bool {
 	return false
 }
 
+// turnText is the text a scripted model reads in message i of req: its last block, passing
+// over thinking blocks and the sentence asking for a tool call (provider.AskTool) that council
+// appends on models that cannot be forced to call one. It is "" when that block is not text
+// (tool results).
+func turnText(req anthropictest.Request, i int) string {
+	content := req.Messages[i].Content
+	for j := len(content) - 1; j >= 0; j-- {
+		b := content[j]
+		if b.Type == "thinking" || b.Type == "redacted_thinking" || (b.Type == "text" && asksTool(req, b.Text)) {
+			continue
+		}
+		return b.Text
+	}
+	return ""
+}
+
+// asksTool reports whether text is the sentence asking for a call of one of req's tools.
+func asksTool(req anthropictest.Request, text string) bool {
+	for _, t := range req.Tools {
+		if text == provider.AskTool(t.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastTurnText is turnText of req's last message.
+func lastTurnText(req anthropictest.Request) string { return turnText(req, len(req.Messages)-1) }
+
 // demoReply answers the demo's reviewers, its validator, and their cache warm-ups.
 func demoReply(req anthropictest.Request) anthropictest.Reply {
-	last := req.Messages[len(req.Messages)-1].Content
-	text := last[len(last)-1].Text
+	text := lastTurnText(req)
 	if hasTool(req, "submit_verdicts") {
 		return anthropictest.ToolReply("submit_verdicts", demoVerdict(text))
 	}
@@ -467,8 +496,7 @@ func TestReviewPartialFailure(t *testing.T) {
 	t.Parallel()
 	repo := demoRepo(t)
 	fake := anthropictest.New(t, anthropictest.WithRespond(func(req anthropictest.Request) anthropictest.Reply {
-		last := req.Messages[len(req.Messages)-1].Content
-		switch r := reviewerOf(last[len(last)-1].Text); r {
+		switch r := reviewerOf(lastTurnText(req)); r {
 		case "Security":
 			return anthropictest.TextReply("I think it looks fine, but I will not answer in JSON.")
 		case "":
@@ -670,8 +698,7 @@ voice: ["IIUC", "nit:"]
 	git(t, repo, "checkout", "-q", "-b", "pr", "v2")
 
 	fake := anthropictest.New(t, anthropictest.WithRespond(func(req anthropictest.Request) anthropictest.Reply {
-		last := req.Messages[len(req.Messages)-1].Content
-		text := last[len(last)-1].Text
+		text := lastTurnText(req)
 		switch {
 		case strings.Contains(text, "as Casey now"):
 			if !strings.Contains(text, "WDYT?") || !strings.Contains(text, "time.Sleep in tests") {
@@ -740,12 +767,12 @@ func TestReviewModelsAndReviewerSelection(t *testing.T) {
 	}{
 		{"per-reviewer override", []string{"--config", cfg},
 			map[string]string{"correctness": "claude-haiku-4-5", "security": "claude-opus-4-1", "maintainability": "claude-haiku-4-5"}},
-		{"--model applies to every reviewer", []string{"--config", cfg, "--model", "claude-sonnet-4-5"},
-			map[string]string{"correctness": "claude-sonnet-4-5", "security": "claude-sonnet-4-5", "maintainability": "claude-sonnet-4-5"}},
+		{"--model applies to every reviewer", []string{"--config", cfg, "--model", "claude-opus-5-5"},
+			map[string]string{"correctness": "claude-opus-5-5", "security": "claude-opus-5-5", "maintainability": "claude-opus-5-5"}},
 		{"--provider drops the other provider's models", []string{"--config", cfg, "--provider", "openai"},
 			map[string]string{"correctness": "gpt-4.1", "security": "gpt-4.1", "maintainability": "gpt-4.1"}},
 		{"personas only", []string{"--config", write("p.yaml", "lenses: []\n"), "--personas", "../../examples/personas/casey.yaml"},
-			map[string]string{"casey": "claude-sonnet-4-5"}},
+			map[string]string{"casey": "claude-sonnet-5-5"}},
 	}
 	for _, tt := range tests {
 		got, r := models(tt.args...)
@@ -883,7 +910,7 @@ func TestReviewerReadsOutsideTheHunk(t *testing.T) {
 		if hasTool(req, "submit_verdicts") {
 			return anthropictest.ToolReply("submit_verdicts", demoVerdict(""))
 		}
-		if reviewerOf(req.Messages[0].Content[len(req.Messages[0].Content)-1].Text) != "Correctness" {
+		if reviewerOf(lastText(req)) != "Correctness" {
 			return anthropictest.ToolReply("submit_review", map[string]any{"findings": []any{}})
 		}
 		if last[0].Type != "tool_result" { // first turn: look at the helper

@@ -253,7 +253,7 @@ func TestLearnFromRepo(t *testing.T) {
 		t.Errorf("learnings %+v", file.Learnings)
 	}
 	if src := file.Source; src == nil || strings.Join(src.Repos, ",") != "acme/widgets" || src.PRs != 3 || src.Signals != 5 ||
-		src.Model != "claude-sonnet-4-5" || src.Since.Format(time.DateOnly) != "2026-09-01" || src.Built.IsZero() {
+		src.Model != "claude-sonnet-5-5" || src.Since.Format(time.DateOnly) != "2026-09-01" || src.Built.IsZero() {
 		t.Errorf("source %+v", src)
 	}
 	r = council(t, env, "learn", "show", out)

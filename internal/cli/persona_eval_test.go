@@ -71,8 +71,7 @@ type evalModel struct {
 }
 
 func (m *evalModel) respond(req anthropictest.Request) anthropictest.Reply {
-	last := req.Messages[len(req.Messages)-1].Content
-	text := last[len(last)-1].Text
+	text := lastTurnText(req)
 	system := ""
 	for _, b := range req.System {
 		system += b.Text

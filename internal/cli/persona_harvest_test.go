@@ -96,7 +96,7 @@ func TestPersonaBuildFromRepo(t *testing.T) {
 	}
 	host := strings.TrimPrefix(strings.TrimSuffix(srv.URL, "/"), "http://")
 	host, _, _ = strings.Cut(host, "/")
-	consent := "council: reading the review comments of alice in acme/widgets (since 2020-01-01) from GitHub (" + host + "); they are cached in " + cache + ", sent to anthropic (claude-sonnet-4-5)"
+	consent := "council: reading the review comments of alice in acme/widgets (since 2020-01-01) from GitHub (" + host + "); they are cached in " + cache + ", sent to anthropic (claude-sonnet-5-5)"
 	if !strings.HasPrefix(r.err, consent) {
 		t.Errorf("stderr does not open with the consent line %q:\n%s", consent, r.err)
 	}

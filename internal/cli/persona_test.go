@@ -66,8 +66,7 @@ var commentIndex = regexp.MustCompile(`<comment index="(\d+)">`)
 // personaModel answers council persona build from the comments each request shows, and the
 // reviews of council review with no findings.
 func personaModel(req anthropictest.Request) anthropictest.Reply {
-	last := req.Messages[len(req.Messages)-1].Content
-	text := last[len(last)-1].Text
+	text := lastTurnText(req)
 	if !hasTool(req, persona.Tool) {
 		return anthropictest.ToolReply("submit_review", map[string]any{"summary": "- I think this is fine.", "findings": []any{}})
 	}
@@ -127,7 +126,7 @@ func TestPersonaBuildShowReview(t *testing.T) {
 	if r.code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.err)
 	}
-	consent := "council: reading the review comments of Alice from " + in + "; they are sent to anthropic (claude-sonnet-4-5)"
+	consent := "council: reading the review comments of Alice from " + in + "; they are sent to anthropic (claude-sonnet-5-5)"
 	if !strings.HasPrefix(r.err, consent) {
 		t.Errorf("stderr does not open with the consent line %q:\n%s", consent, r.err)
 	}

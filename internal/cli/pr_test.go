@@ -286,9 +286,9 @@ func TestReviewPullRequestFromAForkWithoutSecrets(t *testing.T) {
 	}
 }
 
+// lastText is the text of req's first turn, the prompt, as turnText reads it.
 func lastText(req anthropictest.Request) string {
-	first := req.Messages[0].Content
-	return first[len(first)-1].Text
+	return turnText(req, 0)
 }
 
 func readFile(t *testing.T, p string) string {

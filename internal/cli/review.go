@@ -118,7 +118,7 @@ Configuration and reviewer documents are read from the base revision, never from
 	fl.StringVar(&opts.Base, "base", "", "base `REV` (default: merge-base of HEAD with origin/HEAD, else main or master)")
 	fl.StringVar(&opts.Head, "head", "HEAD", "head `REV`")
 	fl.StringVar(&opts.Provider, "provider", "", "model provider: "+strings.Join(providers, "|"))
-	fl.StringVar(&opts.Model, "model", "", "model name (default: config, else claude-sonnet-4-5 or gpt-4.1)")
+	fl.StringVar(&opts.Model, "model", "", "model name (default: config, else claude-sonnet-5-5 or gpt-4.1)")
 	fl.StringSliceVar(&opts.Lenses, "lenses", nil, "lenses to run, comma-separated (default: correctness,security,maintainability)")
 	fl.StringSliceVar(&opts.Personas, "personas", nil, "persona `FILE`s to add, comma-separated")
 	fl.StringSliceVar(&opts.Formats, "format", []string{"markdown"}, "output formats: markdown|json|sarif|rdjson; several need --out-dir")

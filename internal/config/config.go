@@ -177,7 +177,7 @@ const (
 func DefaultModel(provider string) string {
 	switch provider {
 	case "anthropic":
-		return "claude-sonnet-4-5"
+		return "claude-sonnet-5-5"
 	case "openai":
 		return "gpt-4.1"
 	}

@@ -32,7 +32,7 @@ const (
 // Line is one check's outcome.
 type Line struct {
 	Status Status
-	Check  string // what was checked: "credentials", "model claude-sonnet-4-5"...
+	Check  string // what was checked: "credentials", "model claude-sonnet-5-5"...
 	Text   string
 }
 
@@ -74,8 +74,9 @@ type Target struct {
 }
 
 // Online checks target with a few requests to c: the key and the model (on the models
-// endpoint, which is free), a forced call of council's answer tool with council's real tool
-// schemas, and the prompt cache (two identical requests). usage sums what was spent.
+// endpoint, which is free), a call of council's answer tool (forced where the model allows
+// it) with council's real tool schemas, and the prompt cache (two identical requests). usage
+// sums what was spent.
 func Online(ctx context.Context, c provider.Client, t Target) (lines []Line, usage provider.Usage) {
 	modelCheck := "model " + t.Model
 	limit := t.KnownLimit
@@ -120,9 +121,9 @@ func Online(ctx context.Context, c provider.Client, t Target) (lines []Line, usa
 		return append(lines, Line{Fail, "tool call", fmt.Sprintf("%s refused council's review request: %v. Reviews on this model will fail the same way", t.Provider, err)}), usage
 	default:
 		if a, perr := review.ParseAnswer("doctor", resp); perr != nil {
-			lines = append(lines, Line{Fail, "tool call", fmt.Sprintf("the model answered, but not with a usable %s call (%v): reviews on this model will fail; choose a model that supports forced tool calls", review.SubmitTool, perr)})
+			lines = append(lines, Line{Fail, "tool call", fmt.Sprintf("the model answered, but not with a usable %s call (%v): reviews on this model will fail; choose a model that calls tools when asked", review.SubmitTool, perr)})
 		} else {
-			lines = append(lines, Line{OK, "tool call", fmt.Sprintf("a forced %s call with council's %d tool schemas came back and parsed (%d findings)", review.SubmitTool, len(req.Tools), len(a.Findings))})
+			lines = append(lines, Line{OK, "tool call", fmt.Sprintf("a %s call, asked for as every review asks, with council's %d tool schemas came back and parsed (%d findings)", review.SubmitTool, len(req.Tools), len(a.Findings))})
 		}
 	}
 
@@ -158,8 +159,9 @@ func OutputLimit(model string, maxOutputTokens, limit int) Line {
 	return Line{OK, check, fmt.Sprintf("output limit %d tokens; budget.max_output_tokens %d fits", limit, maxOutputTokens)}
 }
 
-// toolCallRequest asks for a forced submit_review call carrying council's real tool schemas:
-// the repository tools and the answer tool, as every reviewer sends them.
+// toolCallRequest asks for a submit_review call carrying council's real tool schemas: the
+// repository tools and the answer tool, as every reviewer sends them. It names the tool, which
+// forces it where the model can be forced, and asks for it otherwise (the client's choice).
 func toolCallRequest(t Target) provider.Request {
 	ts := tools.New(nil, "", "", tools.Limits{}).Tools()
 	ts = append(ts, provider.Tool{Name: review.SubmitTool, Description: "Submit your review of the change: the findings and a short summary.", InputSchema: review.SubmitToolSchema()})
@@ -168,9 +170,15 @@ func toolCallRequest(t Target) provider.Request {
 		System: []provider.Block{{Type: provider.Text, Text: "You are checking that tool calls work. Do exactly what the user asks."}},
 		Messages: []provider.Message{{Role: provider.User, Content: []provider.Block{{Type: provider.Text,
 			Text: "Call " + review.SubmitTool + ` with {"findings": [], "summary": "ok"}.`}}}},
-		Tools: ts, ToolName: review.SubmitTool, MaxTokens: 256,
+		Tools: ts, ToolName: review.SubmitTool, MaxTokens: toolCallMaxTokens,
 	}
 }
+
+// toolCallMaxTokens leaves room for a model that thinks before it calls the tool: its
+// thinking counts toward max_tokens (Anthropic's 5.x models think by default,
+// https://platform.claude.com/docs/en/models/sonnet-5-5/migration-guide). Only what the
+// model writes is billed.
+const toolCallMaxTokens = 2048
 
 // cachePrefixChars makes the cached prefix about 5,000 tokens at 4 characters a token, above
 // every model's shortest cacheable prompt (4,096 tokens at most).

@@ -74,6 +74,7 @@ type BadRequestError struct {
 	Status   int
 	Type     string // the service's error type or code, when it gave one
 	Msg      string
+	Hint     string // what to do, when the client knows better than the status says
 }
 
 func (e *BadRequestError) Error() string {
@@ -92,6 +93,9 @@ func (e *BadRequestError) Error() string {
 		hint = "the prompt is too large: review fewer files at once"
 	default:
 		hint = "check the model and its options; not retried"
+	}
+	if e.Hint != "" {
+		hint = e.Hint
 	}
 	return fmt.Sprintf("%s: request rejected (%s): %s: %s", e.Provider, kind, orDash(e.Msg), hint)
 }

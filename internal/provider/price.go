@@ -30,7 +30,8 @@ func openAIPrice(in, cached, out float64) Price {
 // (Cost reports false) rather than a guessed one.
 func DefaultPrices() Prices {
 	return Prices{
-		// Anthropic.
+		// Anthropic. Retired models (Sonnet 4.5, Sonnet 4, the 3.x models) keep their prices:
+		// old recordings replay with them.
 		"claude-opus-4":     anthropicPrice(15, 75),
 		"claude-opus-4-0":   anthropicPrice(15, 75),
 		"claude-opus-4-1":   anthropicPrice(15, 75),
@@ -43,18 +44,27 @@ func DefaultPrices() Prices {
 		"claude-sonnet-4-0": anthropicPrice(3, 15),
 		"claude-sonnet-4-5": anthropicPrice(3, 15),
 		"claude-sonnet-4-6": anthropicPrice(3, 15),
-		"claude-sonnet-5":   anthropicPrice(2, 10),
+		"claude-sonnet-5":   anthropicPrice(2, 10), // cache read $0.20
 		"claude-haiku-4-5":  anthropicPrice(1, 5),
 		"claude-3-7-sonnet": anthropicPrice(3, 15),
 		"claude-3-5-sonnet": anthropicPrice(3, 15),
 		"claude-3-5-haiku":  anthropicPrice(0.80, 4),
 		"claude-3-haiku":    anthropicPrice(0.25, 1.25),
 		"claude-3-opus":     anthropicPrice(15, 75),
-		// The 5.5 generation reads its cache at 0.05x the input price.
+		// The 5.5 generation reads its cache at 0.05x the input price
+		// (https://platform.claude.com/docs/en/models/opus-5-5/whats-new-opus-5-5: writes $5,
+		// reads $0.20). Sonnet 5.5's reads cost "$0.10 USD per million tokens, half the Claude
+		// Sonnet 5 rate" (https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5
+		// and its migration guide); one snapshot of its overview page says $0.20.
 		"claude-opus-5-5":   {Input: 4, Output: 20, CacheRead: 0.20, CacheWrite: 5},
 		"claude-sonnet-5-5": {Input: 2, Output: 10, CacheRead: 0.10, CacheWrite: 2.50},
-		// Haiku 5.5 costs 5x more on a prompt over 100k tokens; this is the lower band.
+		// Haiku 5.5 costs $0.10/$0.50 on a prompt of up to 100K tokens and $0.50/$2.50 on a
+		// longer one (https://platform.claude.com/docs/en/models/haiku-5-5/overview); council
+		// prices the lower tier. Its 5-minute write, $0.125, is the usual 1.25x.
 		"claude-haiku-5-5": anthropicPrice(0.10, 0.50),
+		// Fable 5.1 (https://platform.claude.com/docs/en/about-claude/models/overview): $10/$50.
+		// Its cache price was not found; the usual multipliers are assumed.
+		"claude-fable-5-1": anthropicPrice(10, 50),
 
 		// OpenAI.
 		"gpt-4o":       openAIPrice(2.50, 1.25, 10),

@@ -59,6 +59,37 @@ func TestAnthropicCacheMultipliers(t *testing.T) {
 	}
 }
 
+// TestAnthropicPrices pins the published prices of the current models, where they differ from
+// the usual multipliers or are new.
+func TestAnthropicPrices(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		model string
+		want  Price
+	}{
+		{"claude-sonnet-5-5", Price{Input: 2, Output: 10, CacheRead: 0.10, CacheWrite: 2.50}},
+		{"claude-sonnet-5", Price{Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50}},
+		{"claude-opus-5-5", Price{Input: 4, Output: 20, CacheRead: 0.20, CacheWrite: 5}},
+		{"claude-opus-5", Price{Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25}},
+		{"claude-haiku-5-5", Price{Input: 0.10, Output: 0.50, CacheRead: 0.01, CacheWrite: 0.125}},
+		{"claude-fable-5-1", Price{Input: 10, Output: 50, CacheRead: 1, CacheWrite: 12.5}},
+		// Retired, still priced for old recordings.
+		{"claude-sonnet-4-5-20250929", Price{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.model, func(t *testing.T) {
+			t.Parallel()
+			got, ok := DefaultPrices().Lookup(tt.model)
+			if !ok {
+				t.Fatalf("%s has no price", tt.model)
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.Comparer(approx)); diff != "" {
+				t.Errorf("price (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestCost(t *testing.T) {
 	t.Parallel()
 	prices := Prices{"m": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}

@@ -32,6 +32,11 @@ const (
 	Text       BlockType = "text"
 	ToolUse    BlockType = "tool_use"
 	ToolResult BlockType = "tool_result"
+	// Thinking and RedactedThinking are an Anthropic model's thinking in an answer. They mean
+	// nothing to council, but a tool conversation sends them back unchanged with the turn that
+	// made the calls, as the Messages API asks; other providers never produce them.
+	Thinking         BlockType = "thinking"
+	RedactedThinking BlockType = "redacted_thinking"
 )
 
 // Block is one piece of a message's content.
@@ -45,7 +50,17 @@ type Block struct {
 	Name      string          `json:"name,omitempty"`        // ToolUse: the tool called
 	Input     json.RawMessage `json:"input,omitempty"`       // ToolUse: its arguments
 	IsError   bool            `json:"is_error,omitempty"`    // ToolResult
+	Signature string          `json:"signature,omitempty"`   // Thinking (Text holds its text, often empty)
+	Data      string          `json:"data,omitempty"`        // RedactedThinking
 }
+
+// AskTool is what a request that must end in a call of tool says at the end of its last user
+// turn, for models that cannot be forced to call a tool (Anthropic's advice for them is auto
+// tool choice and a prompt that says when to call the tool,
+// https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5#forced-tool-use-is-not-supported).
+// A conversation that keeps its history writes it into the turn itself, so that the turn is
+// sent the same way again later; a client adds it to a request that lacks it.
+func AskTool(tool string) string { return "Answer now by calling the " + tool + " tool." }
 
 // Message is one turn of the conversation.
 type Message struct {

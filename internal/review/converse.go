@@ -119,10 +119,14 @@ func Converse(ctx context.Context, c Completer, req provider.Request, box Toolbo
 	}
 	maxTurns := l.turns()
 	req = WithTools(req, box, l, final)
+	reminded := false
 	for turn := 1; ; turn++ {
 		used := usage.InputTokens + usage.CacheReadTokens + usage.CacheWriteTokens + usage.OutputTokens
 		if turn >= maxTurns || box.Exhausted() || (l.MaxTokens > 0 && used >= l.MaxTokens) {
 			req.ToolName, req.RequireTool = final, false
+		}
+		if req.ToolName == final && len(req.Messages) > 1 {
+			req.Messages = askFinal(req.Messages, final)
 		}
 		resp, err = c.Complete(ctx, req)
 		if err != nil {
@@ -142,13 +146,23 @@ func Converse(ctx context.Context, c Completer, req provider.Request, box Toolbo
 		if len(calls) == 0 {
 			return resp, usage, nil // a text answer: the parser looks for JSON in it
 		}
-		if req.ToolName == final {
-			return resp, usage, fmt.Errorf("model called %s when it had to call %s", calls[0].Name, final)
-		}
 		results := make([]provider.Block, len(calls))
-		for i, call := range calls {
-			out, isErr := box.Call(ctx, call.Name, call.Input)
-			results[i] = provider.Block{Type: provider.ToolResult, ToolUseID: call.ToolUseID, Text: out, IsError: isErr}
+		if req.ToolName == final {
+			// Models that cannot be forced to call a tool (Anthropic's newest) may still reach
+			// for another one: they are refused once, and told to answer.
+			if reminded {
+				return resp, usage, fmt.Errorf("model called %s when it had to call %s", calls[0].Name, final)
+			}
+			reminded = true
+			for i, call := range calls {
+				results[i] = provider.Block{Type: provider.ToolResult, ToolUseID: call.ToolUseID, IsError: true,
+					Text: fmt.Sprintf("Not run: the tool budget is spent. Answer now by calling %s with what you have.", final)}
+			}
+		} else {
+			for i, call := range calls {
+				out, isErr := box.Call(ctx, call.Name, call.Input)
+				results[i] = provider.Block{Type: provider.ToolResult, ToolUseID: call.ToolUseID, Text: out, IsError: isErr}
+			}
 		}
 		// Cache the conversation so far: the next turn reads it instead of paying for it again.
 		// Only the shared prefix and the newest turn carry breakpoints (Anthropic allows four).
@@ -157,6 +171,21 @@ func Converse(ctx context.Context, c Completer, req provider.Request, box Toolbo
 			provider.Message{Role: provider.Assistant, Content: resp.Content},
 			provider.Message{Role: provider.User, Content: results})
 	}
+}
+
+// askFinal ends the newest turn, the tool results, by asking for the final call
+// (provider.AskTool), once. It is part of the conversation, sent the same in every later
+// turn, because a model that cannot be forced to call a tool needs it said, and Anthropic
+// refuses a conversation whose earlier turns changed under the model's thinking.
+func askFinal(ms []provider.Message, final string) []provider.Message {
+	last := ms[len(ms)-1]
+	ask := provider.AskTool(final)
+	if n := len(last.Content); last.Role != provider.User || (n > 0 && last.Content[n-1].Text == ask) {
+		return ms
+	}
+	out := slices.Clone(ms)
+	out[len(out)-1].Content = append(slices.Clone(last.Content), provider.Block{Type: provider.Text, Text: ask})
+	return out
 }
 
 // uncache drops the cache breakpoints of earlier turns, keeping the first message's (the shared

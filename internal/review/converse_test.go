@@ -223,3 +223,52 @@ func TestWithBudgetKeepsCacheBreakpoints(t *testing.T) {
 		})
 	}
 }
+
+// TestConverseRemindsOnceWhenForcingFails: a model that calls another tool on the turn that
+// had to answer (one that cannot be forced) gets that call refused, unrun, and one more turn;
+// a second refusal to answer fails the conversation.
+func TestConverseRemindsOnceWhenForcingFails(t *testing.T) {
+	t.Parallel()
+	read := toolCall("t1", "read_file", `{"path":"lock.go"}`)
+	submit := toolCall("t9", SubmitTool, `{"findings":[]}`)
+	run := func(turns ...provider.Response) (*modelScript, *fakeBox, error) {
+		m := &modelScript{turns: turns}
+		box := &fakeBox{}
+		req := Request(input(1, 100), 0, Builtin()[0], "m", 100)
+		_, _, err := Converse(context.Background(), m, req, box, SubmitTool, Limits{MaxTurns: 2}, func(u provider.Usage) provider.Usage { return u })
+		return m, box, err
+	}
+	m, box, err := run(read, read, submit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.seen) != 3 || len(box.calls) != 1 {
+		t.Fatalf("turns %d, calls run %d; want 3 turns and only the first call run", len(m.seen), len(box.calls))
+	}
+	last := m.seen[2]
+	res := last.Messages[len(last.Messages)-1].Content[0]
+	if last.ToolName != SubmitTool || res.Type != provider.ToolResult || !res.IsError || !strings.Contains(res.Text, "calling "+SubmitTool) {
+		t.Errorf("third turn: forced %q, result %+v; want the refused call and the answer tool forced", last.ToolName, res)
+	}
+	if _, _, err := run(read, read, read); err == nil || !strings.Contains(err.Error(), "when it had to call "+SubmitTool) {
+		t.Errorf("a model that never answers: err %v", err)
+	}
+}
+
+// TestConverseSendsThinkingBack: the assistant turn goes back as the model sent it, thinking
+// blocks included, as the Messages API asks of a tool conversation.
+func TestConverseSendsThinkingBack(t *testing.T) {
+	t.Parallel()
+	thinking := provider.Block{Type: provider.Thinking, Signature: "sig-1"}
+	read := toolCall("t1", "read_file", `{"path":"lock.go"}`)
+	read.Content = append([]provider.Block{thinking}, read.Content...)
+	m := &modelScript{turns: []provider.Response{read, toolCall("t9", SubmitTool, `{"findings":[]}`)}}
+	req := Request(input(1, 100), 0, Builtin()[0], "m", 100)
+	if _, _, err := Converse(context.Background(), m, req, &fakeBox{}, SubmitTool, Limits{}, func(u provider.Usage) provider.Usage { return u }); err != nil {
+		t.Fatal(err)
+	}
+	msgs := m.seen[1].Messages
+	if diff := cmp.Diff(read.Content, msgs[len(msgs)-2].Content); diff != "" {
+		t.Errorf("assistant turn sent back differs (-answer +sent):\n%s", diff)
+	}
+}

@@ -1,8 +1,10 @@
 // Package anthropic is the provider.Client for Anthropic's Messages API, on the official SDK.
 // It is the only package that imports the Anthropic SDK. It maps the neutral request onto the
-// API (cache_control breakpoints, tools, forced or required tool choice), the answer and its usage back,
-// and the API's errors onto provider's typed errors. It never retries (provider.WithRetry
-// does) and never reads the environment: the caller passes the key and base URL.
+// API (cache_control breakpoints, tools, forced or required tool choice, or on the models that
+// refuse forcing a plain request to call the tool), the answer and its usage back (thinking
+// blocks included, to go back unchanged with the turn), and the API's errors onto provider's
+// typed errors. It never retries (provider.WithRetry does) and never reads the environment:
+// the caller passes the key and base URL.
 package anthropic
 
 import (
@@ -19,6 +21,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/council-dev/council/internal/provider"
+	"github.com/council-dev/council/internal/provider/anthropic/anthropicapi"
 )
 
 // Name is the provider's name in errors and recorded exchanges.
@@ -92,9 +95,18 @@ func (c *Client) Complete(ctx context.Context, req provider.Request) (provider.R
 	}
 	msg, err := c.msgs.New(ctx, params)
 	if err != nil {
-		return provider.Response{}, c.mapError(ctx, err)
+		return provider.Response{}, retired(req.Model, c.mapError(ctx, err))
 	}
 	return newResponse(req.Model, msg), nil
+}
+
+// retired says, on the service's 404 for a model it has retired, that it is retired.
+func retired(model string, err error) error {
+	var bad *provider.BadRequestError
+	if m, ok := knownModels.Lookup(model); ok && m.Retired && errors.As(err, &bad) && bad.Status == http.StatusNotFound {
+		bad.Hint = "Anthropic has retired " + model + ": name a current model with --model or model: in .council.yaml (https://platform.claude.com/docs/en/about-claude/model-deprecations names its replacement)"
+	}
+	return err
 }
 
 // Model asks the Models API about a model (GET /v1/models/{model_id}): whether the key may use
@@ -103,10 +115,13 @@ func (c *Client) Complete(ctx context.Context, req provider.Request) (provider.R
 func (c *Client) Model(ctx context.Context, id string) (provider.ModelInfo, error) {
 	m, err := c.models.Get(ctx, id, sdk.ModelGetParams{})
 	if err != nil {
-		return provider.ModelInfo{}, c.mapError(ctx, err)
+		return provider.ModelInfo{}, retired(id, c.mapError(ctx, err))
 	}
 	return provider.ModelInfo{ID: m.ID, MaxOutput: int(m.MaxTokens), Lifecycle: string(m.Lifecycle), RetiresAt: m.RetiresAt}, nil
 }
+
+// knownModels says which models refuse a forced tool_choice, and which are retired.
+var knownModels = anthropicapi.KnownModels()
 
 func newParams(req provider.Request) (sdk.MessageNewParams, error) {
 	p := sdk.MessageNewParams{
@@ -157,6 +172,16 @@ func newParams(req provider.Request) (sdk.MessageNewParams, error) {
 		}
 		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: tp})
 	}
+	// A model that refuses forcing (400) gets auto tool choice, sent as no tool_choice at all.
+	// A model council does not know (a gateway's, a local one's name) is forced as before.
+	if m, ok := knownModels.Lookup(req.Model); ok && m.NoForcedTool {
+		if n := len(req.Messages); req.ToolName != "" && n > 0 && req.Messages[n-1].Role == provider.User && !asks(req.Messages[n-1], req.ToolName) {
+			// Added after the turn's blocks, so that no cache_control mark moves.
+			last := p.Messages[len(p.Messages)-1].OfUser
+			last.Content = append(last.Content, sdk.NewTextBlock(provider.AskTool(req.ToolName)))
+		}
+		return p, nil
+	}
 	switch {
 	case req.ToolName != "":
 		p.ToolChoice = sdk.ToolChoiceParamOfTool(req.ToolName)
@@ -166,6 +191,12 @@ func newParams(req provider.Request) (sdk.MessageNewParams, error) {
 		p.ToolChoice = sdk.ToolChoiceUnionParam{OfAny: &sdk.ToolChoiceAnyParam{}}
 	}
 	return p, nil
+}
+
+// asks reports whether m already ends by asking for a call of tool (provider.AskTool).
+func asks(m provider.Message, tool string) bool {
+	n := len(m.Content)
+	return n > 0 && m.Content[n-1].Type == provider.Text && m.Content[n-1].Text == provider.AskTool(tool)
 }
 
 func newBlock(b provider.Block) (sdk.ContentBlockParamUnion, error) {
@@ -184,6 +215,11 @@ func newBlock(b provider.Block) (sdk.ContentBlockParamUnion, error) {
 		return sdk.ContentBlockParamUnion{OfToolUse: &sdk.ToolUseBlockParam{
 			ID: b.ToolUseID, Name: b.Name, Input: input, CacheControl: cc,
 		}}, nil
+	case provider.Thinking:
+		// Sent back exactly as it came: the service checks its signature.
+		return sdk.NewThinkingBlock(b.Signature, b.Text), nil
+	case provider.RedactedThinking:
+		return sdk.NewRedactedThinkingBlock(b.Data), nil
 	case provider.ToolResult:
 		tr := &sdk.ToolResultBlockParam{ToolUseID: b.ToolUseID, CacheControl: cc}
 		if b.Text != "" {
@@ -262,8 +298,14 @@ func newResponse(model string, msg *sdk.Message) provider.Response {
 		case "tool_use":
 			input := append(json.RawMessage(nil), b.Input...)
 			resp.Content = append(resp.Content, provider.Block{Type: provider.ToolUse, ToolUseID: b.ID, Name: b.Name, Input: input})
+		case "thinking":
+			// Kept for the next turn of a tool conversation, which must send it back unchanged
+			// (https://platform.claude.com/docs/en/build-with-claude/thinking-tool-workflows).
+			resp.Content = append(resp.Content, provider.Block{Type: provider.Thinking, Text: b.Thinking, Signature: b.Signature})
+		case "redacted_thinking":
+			resp.Content = append(resp.Content, provider.Block{Type: provider.RedactedThinking, Data: b.Data})
 		}
-		// Thinking and server-tool blocks are not part of the neutral answer.
+		// Server-tool blocks are not part of the neutral answer.
 	}
 	return resp
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,7 +18,8 @@ import (
 	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
 )
 
-const model = "claude-sonnet-4-5"
+// model is a served model that can be forced to call a tool and does not think by default.
+const model = "claude-haiku-4-5"
 
 type bundle struct {
 	fake   *anthropictest.Server
@@ -610,5 +612,134 @@ func TestWhitespaceTextInAnEarlierTurn(t *testing.T) {
 	sent := b.fake.Requests()[0].Messages[1].Content
 	if len(sent) != 1 || sent[0].Type != "tool_use" {
 		t.Errorf("assistant content sent = %+v, want the tool call alone", sent)
+	}
+}
+
+// TestToolConversationOnAModelThatRefusesForcing runs two turns of a tool conversation on
+// claude-sonnet-5-5, which refuses a forced tool_choice and thinks by default: no tool_choice
+// is sent, the turn that must end in a call of report says so, and the first answer's thinking
+// block goes back unchanged (the fake checks its signature).
+func TestToolConversationOnAModelThatRefusesForcing(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	const sonnet = "claude-sonnet-5-5"
+	greetTool := provider.Tool{Name: "greet", Description: "Say hello.", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	tools := []provider.Tool{greetTool, reportTool}
+	history := []provider.Message{userText("review")}
+
+	first, err := b.client.Complete(context.Background(), provider.Request{
+		Model: sonnet, MaxTokens: 100, Messages: history, Tools: tools, RequireTool: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Content) != 2 || first.Content[0].Type != provider.Thinking || first.Content[0].Signature == "" || first.Content[1].Type != provider.ToolUse {
+		t.Fatalf("first answer = %+v, want a signed thinking block and a tool call", first.Content)
+	}
+	thinking, call := first.Content[0], first.Content[1]
+	// The whitespace a model writes before its calls is still left out with thinking present.
+	answer := []provider.Block{thinking, {Type: provider.Text, Text: "\n\n"}, call}
+	history = append(history,
+		provider.Message{Role: provider.Assistant, Content: answer},
+		provider.Message{Role: provider.User, Content: []provider.Block{{Type: provider.ToolResult, ToolUseID: call.ToolUseID, Text: "hello", Cache: true}}},
+	)
+	second, err := b.client.Complete(context.Background(), provider.Request{
+		Model: sonnet, MaxTokens: 100, Messages: history, Tools: tools, ToolName: "report",
+	})
+	if err != nil {
+		t.Fatalf("second turn refused: %v", err)
+	}
+	if n := len(second.Content); n == 0 || second.Content[n-1].Type != provider.ToolUse || second.Content[n-1].Name != "report" {
+		t.Errorf("second answer = %+v, want a call of report", second.Content)
+	}
+
+	reqs := b.fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("fake saw %d requests, want 2", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.ToolChoice != nil {
+			t.Errorf("request %d: tool_choice = %+v, want none (auto)", i+1, r.ToolChoice)
+		}
+	}
+	ephemeral := &anthropictest.CacheControl{Type: "ephemeral"}
+	want := []anthropictest.Message{
+		{Role: "user", Content: anthropictest.Blocks{{Type: "text", Text: "review"}}},
+		{Role: "assistant", Content: anthropictest.Blocks{
+			{Type: "thinking", Thinking: thinking.Text, Signature: thinking.Signature},
+			{Type: "tool_use", ID: call.ToolUseID, Name: call.Name, Input: json.RawMessage(`{}`)},
+		}},
+		{Role: "user", Content: anthropictest.Blocks{
+			{Type: "tool_result", ToolUseID: call.ToolUseID, CacheControl: ephemeral, Content: anthropictest.Blocks{{Type: "text", Text: "hello"}}},
+			{Type: "text", Text: "Answer now by calling the report tool."},
+		}},
+	}
+	if diff := cmp.Diff(want, reqs[1].Messages); diff != "" {
+		t.Errorf("second request's messages (-want +got):\n%s", diff)
+	}
+}
+
+// TestToolChoiceByModel: tool_choice is left out only for the models that refuse forcing it.
+// claude-haiku-5-5 thinks by default but takes a forced tool; a name council does not know
+// (a gateway's) is forced as before.
+func TestToolChoiceByModel(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		model    string
+		toolName string
+		require  bool
+		want     *anthropictest.ToolChoice
+		reminder bool
+	}{
+		{model: "claude-haiku-5-5", toolName: "report", want: &anthropictest.ToolChoice{Type: "tool", Name: "report"}},
+		{model: "claude-haiku-5-5", require: true, want: &anthropictest.ToolChoice{Type: "any"}},
+		{model: "claude-opus-5-5", toolName: "report", reminder: true},
+		{model: "claude-fable-5-2", require: true},
+		{model: "gateway/claude-sonnet-5-5", toolName: "report", want: &anthropictest.ToolChoice{Type: "tool", Name: "report"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.model, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, anthropictest.WithModel("gateway/claude-sonnet-5-5", 0))
+			got, err := b.client.Complete(context.Background(), provider.Request{
+				Model: tt.model, MaxTokens: 100, Messages: []provider.Message{userText("review")},
+				Tools: []provider.Tool{reportTool}, ToolName: tt.toolName, RequireTool: tt.require,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent := b.fake.Requests()[0]
+			if diff := cmp.Diff(tt.want, sent.ToolChoice); diff != "" {
+				t.Errorf("tool_choice (-want +got):\n%s", diff)
+			}
+			last := sent.Messages[len(sent.Messages)-1].Content
+			if hasReminder := last[len(last)-1].Text == "Answer now by calling the report tool."; hasReminder != tt.reminder {
+				t.Errorf("reminder sent = %v, want %v (last user turn %+v)", hasReminder, tt.reminder, last)
+			}
+			if n := len(got.Content); n == 0 || got.Content[n-1].Name != "report" {
+				t.Errorf("answer = %+v, want a call of report", got.Content)
+			}
+		})
+	}
+}
+
+// TestRetiredModel: the service answers a retired model as an unknown one (404); the error says
+// it is retired and what to do, on a request and on the models endpoint alike.
+func TestRetiredModel(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, err := b.client.Complete(context.Background(), provider.Request{
+		Model: "claude-sonnet-4-5-20250929", MaxTokens: 100, Messages: []provider.Message{userText("review this")},
+	})
+	var bad *provider.BadRequestError
+	if !errors.As(err, &bad) || bad.Status != http.StatusNotFound || !strings.Contains(err.Error(), "Anthropic has retired claude-sonnet-4-5-20250929: name a current model") {
+		t.Errorf("complete: %v", err)
+	}
+	if _, err := b.client.Model(context.Background(), "claude-sonnet-4-5"); err == nil || !strings.Contains(err.Error(), "Anthropic has retired claude-sonnet-4-5") {
+		t.Errorf("model: %v", err)
+	}
+	// A model it never served keeps the general hint.
+	if _, err := b.client.Complete(context.Background(), provider.Request{Model: "claude-nope-1", MaxTokens: 100, Messages: []provider.Message{userText("x")}}); err == nil || !strings.Contains(err.Error(), "check the model name") {
+		t.Errorf("unknown model: %v", err)
 	}
 }

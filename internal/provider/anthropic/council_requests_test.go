@@ -17,8 +17,9 @@ import (
 // TestEveryRequestCouncilSends walks one request of every kind council sends (reviewer turns,
 // validator checks, warm-ups, overview, thread check, question, judge, persona build, learn),
 // made by the code that sends them, through the SDK to the fake, which refuses what
-// the Messages API refuses; and does so
-// for models with different rules (a prefill-refusing one, the smallest output limit).
+// the Messages API refuses; and does so for models with different rules: one that refuses
+// forced tool use, one that thinks and takes it, and the smallest output limit of a served
+// model.
 // It also compares every tool schema in the HTTP body the SDK sent with the one council wrote.
 func TestEveryRequestCouncilSends(t *testing.T) {
 	t.Parallel()
@@ -26,9 +27,9 @@ func TestEveryRequestCouncilSends(t *testing.T) {
 		model     string
 		maxOutput int
 	}{
-		{"claude-sonnet-4-5", 0},
-		{"claude-sonnet-4-6", 0},
-		{"claude-3-5-sonnet-20241022", 8192},
+		{"claude-sonnet-5-5", 0},
+		{"claude-haiku-5-5", 0},
+		{"claude-haiku-4-5", 64000},
 	} {
 		samples, err := doctor.Requests(context.Background(), doctor.RequestOptions{Provider: "anthropic", Model: m.model, MaxOutputTokens: m.maxOutput})
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"github.com/council-dev/council/internal/provider/anthropic/anthropicapi"
 	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
 )
 
@@ -33,6 +34,19 @@ func TestServiceRules(t *testing.T) {
 	cached := func(text string) sdk.ContentBlockParamUnion {
 		return sdk.ContentBlockParamUnion{OfText: &sdk.TextBlockParam{Text: text, CacheControl: sdk.NewCacheControlEphemeralParam()}}
 	}
+	// A thinking block the fake issued, to send back altered.
+	first, err := client.Messages.New(context.Background(), sdk.MessageNewParams{Model: "claude-sonnet-5-5", MaxTokens: 100, Messages: hi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Content) == 0 || first.Content[0].Type != "thinking" || first.Content[0].Signature == "" {
+		t.Fatalf("claude-sonnet-5-5's answer %+v does not begin with a signed thinking block", first.Content)
+	}
+	signature := first.Content[0].Signature
+	thought := func(thinking, signature string) []sdk.MessageParam {
+		return append(hi, assistant(sdk.NewThinkingBlock(signature, thinking), sdk.NewTextBlock("ok")), user(sdk.NewTextBlock("go on")))
+	}
+	const badSignature = "messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation."
 
 	tests := []struct {
 		name   string
@@ -97,6 +111,41 @@ func TestServiceRules(t *testing.T) {
 			name:   "tool_choice naming a tool not sent",
 			params: sdk.MessageNewParams{Tools: []sdk.ToolUnionParam{report}, Messages: hi, ToolChoice: sdk.ToolChoiceParamOfTool("submit")},
 			status: 400, typ: "invalid_request_error", msg: "Tool 'submit' not found",
+		},
+		{
+			name:   "tool_choice any on a model that refuses forcing",
+			params: sdk.MessageNewParams{Model: "claude-sonnet-5-5", Tools: []sdk.ToolUnionParam{report}, Messages: hi, ToolChoice: sdk.ToolChoiceUnionParam{OfAny: &sdk.ToolChoiceAnyParam{}}},
+			status: 400, typ: "invalid_request_error", msg: anthropicapi.NoForcedToolMessage,
+		},
+		{
+			name:   "tool_choice tool on a model that refuses forcing",
+			params: sdk.MessageNewParams{Model: "claude-sonnet-5-5", Tools: []sdk.ToolUnionParam{report}, Messages: hi, ToolChoice: sdk.ToolChoiceParamOfTool("report")},
+			status: 400, typ: "invalid_request_error", msg: `tool_choice: type "tool" and "any" are not supported for this model.`,
+		},
+		{
+			name:   "retired model",
+			params: sdk.MessageNewParams{Model: "claude-sonnet-4-5-20250929", Messages: hi},
+			status: 404, typ: "not_found_error", msg: "model: claude-sonnet-4-5-20250929",
+		},
+		{
+			name:   "thinking block sent back altered",
+			params: sdk.MessageNewParams{Model: "claude-sonnet-5-5", Messages: thought("I changed this.", signature)},
+			status: 400, typ: "invalid_request_error", msg: badSignature,
+		},
+		{
+			name:   "thinking block the service did not issue",
+			params: sdk.MessageNewParams{Model: "claude-sonnet-5-5", Messages: thought("", "RXF1aXZvY2F0aW9u")},
+			status: 400, typ: "invalid_request_error", msg: badSignature,
+		},
+		{
+			name:   "thinking block in a user turn",
+			params: sdk.MessageNewParams{Model: "claude-sonnet-5-5", Messages: []sdk.MessageParam{user(sdk.NewThinkingBlock(signature, ""), sdk.NewTextBlock("hi"))}},
+			status: 400, typ: "invalid_request_error", msg: "messages.0.content.0: thinking blocks may only appear in assistant messages",
+		},
+		{
+			name:   "redacted thinking block in a user turn",
+			params: sdk.MessageNewParams{Model: "claude-sonnet-5-5", Messages: []sdk.MessageParam{user(sdk.NewRedactedThinkingBlock("b3BhcXVl"), sdk.NewTextBlock("hi"))}},
+			status: 400, typ: "invalid_request_error", msg: "messages.0.content.0: redacted_thinking blocks may only appear in assistant messages",
 		},
 		{
 			name:   "empty text block",

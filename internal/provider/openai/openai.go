@@ -238,6 +238,8 @@ func newMessages(m provider.Message) ([]sdk.ChatCompletionMessageParamUnion, err
 					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: args},
 				},
 			})
+		case provider.Thinking, provider.RedactedThinking:
+			// Anthropic's; a conversation never carries them to Chat Completions.
 		default:
 			return nil, fmt.Errorf("unknown block type %q", b.Type)
 		}

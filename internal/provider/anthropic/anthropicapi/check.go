@@ -22,7 +22,12 @@ const (
 	docModels   = "https://platform.claude.com/docs/en/about-claude/models/overview"
 	docErrors   = "https://platform.claude.com/docs/en/api/errors"
 	docVersions = "https://platform.claude.com/docs/en/api/versioning"
+	docNoForced = "https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5#forced-tool-use-is-not-supported"
 )
+
+// NoForcedToolMessage is the service's answer to a forced tool_choice on a model that refuses
+// it (docNoForced).
+const NoForcedToolMessage = `tool_choice: type "tool" and "any" are not supported for this model.`
 
 // Error is the service's answer to a request it refuses: the HTTP status and the error
 // object's type and message.
@@ -105,6 +110,9 @@ func Check(header http.Header, raw map[string]json.RawMessage, req Request, mode
 	if e := checkTools(req); e != nil {
 		return e
 	}
+	if tc := req.ToolChoice; model.NoForcedTool && tc != nil && (tc.Type == "any" || tc.Type == "tool") {
+		return invalid("%s", NoForcedToolMessage)
+	}
 	for i, b := range req.System {
 		if b.Type != "text" {
 			return invalid("system.%d.type: Input should be 'text'", i)
@@ -131,14 +139,15 @@ func CheckVersion(header http.Header) *Error {
 	return nil
 }
 
-// checkModel refuses a model the service does not serve (404 not_found_error, docErrors) and a
-// max_tokens above the model's maximum output (docModels, "Max output").
+// checkModel refuses a model the service does not serve, or no longer does (Retired), with a
+// 404 not_found_error (docErrors), and a max_tokens above the model's maximum output
+// (docModels, "Max output").
 func checkModel(req Request, models Models) (Model, *Error) {
 	if models == nil {
 		return Model{}, nil
 	}
 	m, ok := models.Lookup(req.Model)
-	if !ok {
+	if !ok || m.Retired {
 		return m, &Error{Status: http.StatusNotFound, Type: "not_found_error", Message: "model: " + req.Model}
 	}
 	if m.MaxTokens > 0 && *req.MaxTokens > m.MaxTokens {
@@ -283,7 +292,16 @@ func checkBlock(role string, i, j int, b Block) *Error {
 				return invalid("messages: text content blocks must be non-empty")
 			}
 		}
-	case "image", "document", "thinking", "redacted_thinking", "search_result":
+	case "thinking", "redacted_thinking":
+		// Only the model writes thinking: a user turn cannot carry it. No page was found that
+		// states it: the rule and its wording are this package's. In an assistant turn it goes
+		// back as it came
+		// (https://platform.claude.com/docs/en/build-with-claude/thinking-tool-workflows); the
+		// fake checks the signatures it issued.
+		if role != "assistant" {
+			return invalid("%s: %s blocks may only appear in assistant messages", at, b.Type)
+		}
+	case "image", "document", "search_result":
 	default:
 		return invalid("%s.type: Input tag '%s' found using 'type' does not match any of the expected tags", at, b.Type)
 	}

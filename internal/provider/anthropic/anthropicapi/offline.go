@@ -9,7 +9,7 @@ import (
 
 // Offline is an http.RoundTripper that plays the Messages API without a network: it holds
 // every request to Check, answers a refused one with the service's error, and any other with
-// the smallest valid message (a call of the forced or first tool with no arguments, or "ok").
+// the smallest valid message (a call with no arguments of the tool DefaultTool picks, or "ok").
 // `council doctor --offline` gives it to the SDK client, so that what is checked is the body
 // the SDK actually sends.
 type Offline struct {
@@ -42,12 +42,8 @@ func (o Offline) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	content := []map[string]any{{"type": "text", "text": "ok"}}
 	stop := "end_turn"
-	name := ""
-	if req.ToolChoice != nil && req.ToolChoice.Type == "tool" {
-		name = req.ToolChoice.Name
-	} else if req.ToolChoice != nil && req.ToolChoice.Type == "any" {
-		name = req.Tools[0].Name
-	}
+	m, _ := o.Models.Lookup(req.Model)
+	name := DefaultTool(req, m)
 	if name != "" {
 		content = []map[string]any{{"type": "tool_use", "id": "toolu_offline", "name": name, "input": map[string]any{}}}
 		stop = "tool_use"

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"regexp"
 )
 
 // Decode reads a request body as the service does: the request, and its top-level fields as
@@ -70,10 +71,14 @@ func (b *Blocks) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Block is a content block: text, tool_use or tool_result (others are kept by type only).
+// Block is a content block: text, tool_use, tool_result, thinking or redacted_thinking (others
+// are kept by type only).
 type Block struct {
 	Type         string          `json:"type"`
 	Text         string          `json:"text,omitempty"`
+	Thinking     string          `json:"thinking,omitempty"`  // thinking: its text, empty at the default display
+	Signature    string          `json:"signature,omitempty"` // thinking: the service's seal on it
+	Data         string          `json:"data,omitempty"`      // redacted_thinking: opaque
 	ID           string          `json:"id,omitempty"`
 	Name         string          `json:"name,omitempty"`
 	Input        json.RawMessage `json:"input,omitempty"`
@@ -103,4 +108,52 @@ type ToolChoice struct {
 type CacheControl struct {
 	Type string `json:"type"`
 	TTL  string `json:"ttl,omitempty"`
+}
+
+// askTool finds the sentence council adds to the last user turn when the model cannot be forced
+// to call a tool (provider.AskTool).
+var askTool = regexp.MustCompile(`Answer now by calling the ([a-zA-Z0-9_-]{1,128}) tool\.`)
+
+// DefaultTool is the tool a fake's default answer to req calls, or "" for a text answer: the
+// forced tool, or under "any" the first client tool. On a model of m that cannot be forced
+// (NoForcedTool) a request with tools and no forcing is answered as a model told what to call
+// would: the tool the last user turn asks for, else the first client tool.
+func DefaultTool(req Request, m Model) string {
+	first := ""
+	for _, t := range req.Tools {
+		if t.Type == "" || t.Type == "custom" {
+			first = t.Name
+			break
+		}
+	}
+	tc := req.ToolChoice
+	switch {
+	case tc != nil && tc.Type == "tool":
+		return tc.Name
+	case tc != nil && tc.Type == "any":
+		return first
+	case !m.NoForcedTool || (tc != nil && tc.Type == "none"):
+		return ""
+	}
+	if name := AskedTool(req); name != "" {
+		return name
+	}
+	return first
+}
+
+// AskedTool is the tool the last user turn of req asks the model to call in the words the
+// anthropic client uses on a model that cannot be forced, or "".
+func AskedTool(req Request) string {
+	n := len(req.Messages)
+	if n == 0 || req.Messages[n-1].Role != "user" {
+		return ""
+	}
+	for _, b := range req.Messages[n-1].Content {
+		if b.Type == "text" {
+			if sm := askTool.FindStringSubmatch(b.Text); sm != nil {
+				return sm[1]
+			}
+		}
+	}
+	return ""
 }

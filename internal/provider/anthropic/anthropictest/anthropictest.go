@@ -10,7 +10,10 @@
 package anthropictest
 
 import (
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -47,6 +50,7 @@ type Server struct {
 	requests       []Request
 	cached         map[[32]byte]bool // prefixes written to the prompt cache
 	ids            int
+	secret         []byte // seals the thinking blocks this server issues
 }
 
 // Option configures a Server.
@@ -70,16 +74,25 @@ func WithMinCacheTokens(n int) Option { return func(s *Server) { s.minCacheToken
 
 // New starts a fake closed when the test ends. Without WithRespond it answers "ok", or, when
 // tool_choice forces a tool, calls it with an empty input; with tool_choice "any" it calls the
-// first client tool.
+// first client tool. On a model that cannot be forced (anthropicapi.Model.NoForcedTool), a
+// request with tools is answered with a call of the tool its last user turn asks for, else of
+// the first client tool (anthropicapi.DefaultTool).
+//
+// On a model that thinks by default (anthropicapi.Model.Thinks), every answer but the call of
+// a forced tool begins with a thinking block as the service sends it at the default display:
+// empty text and a signature, which this server checks when the block comes back.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	secret := make([]byte, 32)
+	_, _ = rand.Read(secret) // never fails (crypto/rand)
 	s := &Server{
 		APIKey:         DefaultAPIKey,
-		respond:        defaultRespond,
 		minCacheTokens: DefaultMinCacheTokens,
 		cached:         map[[32]byte]bool{},
 		models:         anthropicapi.KnownModels(),
+		secret:         secret,
 	}
+	s.respond = s.defaultRespond
 	for _, o := range opts {
 		o(s)
 	}
@@ -117,18 +130,23 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
-func defaultRespond(req Request) Reply {
-	if req.ToolChoice != nil && req.ToolChoice.Type == "tool" {
-		return ToolReply(req.ToolChoice.Name, map[string]any{})
-	}
-	if req.ToolChoice != nil && req.ToolChoice.Type == "any" {
-		for _, t := range req.Tools {
-			if t.Type == "" || t.Type == "custom" {
-				return ToolReply(t.Name, map[string]any{})
-			}
-		}
+// defaultRespond answers as New says. s.models is not changed after New: no lock.
+func (s *Server) defaultRespond(req Request) Reply {
+	m, _ := s.models.Lookup(req.Model)
+	if name := anthropicapi.DefaultTool(req, m); name != "" {
+		return ToolReply(name, map[string]any{})
 	}
 	return TextReply("ok")
+}
+
+// ToolAsked is the tool req must be answered with a call of: the one tool_choice forces, or,
+// on a model that cannot be forced, the one the last user turn asks for; "" when neither. A
+// scripted answer (WithRespond) uses it to play a model that does as it is told on every model.
+func ToolAsked(req Request) string {
+	if req.ToolChoice != nil && req.ToolChoice.Type == "tool" {
+		return req.ToolChoice.Name
+	}
+	return anthropicapi.AskedTool(req)
 }
 
 // The request's types are the API package's: the fake reads a request as the service does.
@@ -226,6 +244,10 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e.Status, e.Type, e.Message)
 		return
 	}
+	if e := s.checkSignatures(req); e != nil {
+		writeError(w, e.Status, e.Type, e.Message)
+		return
+	}
 	if req.Stream {
 		// Not a rule of the service: this fake only answers whole messages.
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "stream: this fake answers non-streaming requests only")
@@ -291,7 +313,7 @@ func (s *Server) model(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("id")
 	m, ok := s.models.Lookup(id)
-	if !ok {
+	if !ok || m.Retired {
 		writeError(w, http.StatusNotFound, "not_found_error", "model: "+id)
 		return
 	}
@@ -334,6 +356,10 @@ func (s *Server) answer(w http.ResponseWriter, req Request, reply Reply) {
 		}
 	}
 	outChars := 0
+	msgID := fmt.Sprintf("msg_fake%04d", id)
+	if m, _ := s.models.Lookup(req.Model); m.Thinks && !forced(req) {
+		content = append(content, map[string]any{"type": "thinking", "thinking": "", "signature": s.sign(msgID, "")})
+	}
 	if reply.Text != "" || reply.ToolUse == nil {
 		content = append(content, map[string]any{"type": "text", "text": reply.Text})
 		outChars += utf8.RuneCountInString(reply.Text)
@@ -361,7 +387,7 @@ func (s *Server) answer(w http.ResponseWriter, req Request, reply Reply) {
 	}
 	w.Header().Set("request-id", fmt.Sprintf("req_fake%04d", id))
 	writeJSON(w, http.StatusOK, map[string]any{
-		"id":            fmt.Sprintf("msg_fake%04d", id),
+		"id":            msgID,
 		"type":          "message",
 		"role":          "assistant",
 		"model":         req.Model,
@@ -380,6 +406,46 @@ func (s *Server) answer(w http.ResponseWriter, req Request, reply Reply) {
 			"service_tier":  "standard",
 		},
 	})
+}
+
+// forced says whether req forces a tool call; a model that takes it skips thinking
+// (https://platform.claude.com/docs/en/build-with-claude/thinking-tool-workflows).
+func forced(req Request) bool {
+	return req.ToolChoice != nil && (req.ToolChoice.Type == "any" || req.ToolChoice.Type == "tool")
+}
+
+// sign seals a thinking block of the answer msgID: the answer's id and an HMAC of the id and
+// the block's text under the server's secret, so that the server can tell its own blocks,
+// unchanged, from others.
+func (s *Server) sign(msgID, thinking string) string {
+	mac := hmac.New(sha256.New, s.secret)
+	mac.Write([]byte(msgID + "\x00" + thinking))
+	return base64.StdEncoding.EncodeToString(append([]byte(msgID+"."), mac.Sum(nil)...))
+}
+
+// badSignature is the service's answer to a thinking block it did not issue for this
+// conversation, or one that was changed
+// (https://platform.claude.com/docs/en/build-with-claude/preserved-thinking).
+const badSignature = "%s: Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\"."
+
+// checkSignatures refuses a thinking block in an assistant turn that this server did not
+// issue, or whose text or signature was changed. anthropicapi.Check has already refused one in
+// a user turn. Redacted thinking is opaque and never issued by this fake: it is not checked.
+func (s *Server) checkSignatures(req Request) *anthropicapi.Error {
+	for i, m := range req.Messages {
+		for j, b := range m.Content {
+			if b.Type != "thinking" || m.Role != "assistant" {
+				continue
+			}
+			raw, err := base64.StdEncoding.DecodeString(b.Signature)
+			msgID, _, found := strings.Cut(string(raw), ".")
+			if err != nil || !found || !hmac.Equal([]byte(b.Signature), []byte(s.sign(msgID, b.Thinking))) {
+				return &anthropicapi.Error{Status: http.StatusBadRequest, Type: "invalid_request_error",
+					Message: fmt.Sprintf(badSignature, fmt.Sprintf("messages.%d.content.%d", i, j))}
+			}
+		}
+	}
+	return nil
 }
 
 // tokens approximates a token count as ceil(chars/4). The service's tokenizer differs, and it
@@ -434,6 +500,10 @@ func blockText(b Block) (key string, chars int) {
 			chars += runes(c.Text)
 		}
 		return sb.String(), chars
+	case "thinking":
+		return b.Signature + "\x00" + b.Thinking, runes(b.Thinking)
+	case "redacted_thinking":
+		return b.Data, 0
 	default:
 		return b.Text, runes(b.Text)
 	}
