@@ -174,11 +174,10 @@ func toolCallRequest(t Target) provider.Request {
 	}
 }
 
-// toolCallMaxTokens leaves room for a model that thinks before it calls the tool: its
-// thinking counts toward max_tokens (Anthropic's 5.x models think by default,
-// https://platform.claude.com/docs/en/models/sonnet-5-5/migration-guide). Only what the
-// model writes is billed.
-const toolCallMaxTokens = 2048
+// toolCallMaxTokens is the answer's budget of the tool-call check: an empty review is a few
+// dozen tokens, and a model that thinks first gets room for it on top
+// (provider.WithThinkingRoom). Only what the model writes is billed.
+const toolCallMaxTokens = 1024
 
 // cachePrefixChars makes the cached prefix about 5,000 tokens at 4 characters a token, above
 // every model's shortest cacheable prompt (4,096 tokens at most).

@@ -75,7 +75,8 @@ type Completer interface {
 
 // Guard wraps a client so that a request that could take the run past its budget is refused
 // before it is sent. It assumes the worst of each request: the prompt at the full input price
-// (no cache discount) and an answer of MaxTokens, so the run stops early rather than late. Once
+// (no cache discount) and an answer of MaxTokens (with its thinking room,
+// provider.WithThinkingRoom), so the run stops early rather than late. Once
 // the answer is in, its real cost, priced with the same table, replaces the assumption.
 type Guard struct {
 	next    Completer
@@ -137,9 +138,10 @@ func (t *through) Complete(ctx context.Context, req provider.Request) (provider.
 }
 
 func (g *Guard) complete(ctx context.Context, next Completer, prices provider.Prices, req provider.Request) (provider.Response, error) {
-	// The most this request can cost: its prompt at the full input price, and a full answer.
+	// The most this request can cost: its prompt at the full input price, and a full answer,
+	// with the room a model that thinks by default gets for its thinking.
 	price, _ := prices.Lookup(req.Model)
-	in, out := int64(provider.EstimateTokens(req)), int64(req.MaxTokens)
+	in, out := int64(provider.EstimateTokens(req)), int64(provider.WithThinkingRoom(req.Model, req.MaxTokens, 0))
 	est := in + out
 	estUSD := (float64(in)*price.Input + float64(out)*price.Output) / 1e6
 	g.mu.Lock()

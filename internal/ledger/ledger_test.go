@@ -188,3 +188,26 @@ func TestGuardThroughSharesTheBudget(t *testing.T) {
 		t.Errorf("sent %d, spent %v: want 1 request after the $4 charged, $6 in all", c.calls, g.Spent())
 	}
 }
+
+// TestGuardCountsThinkingRoom: a model that thinks by default may write more than the
+// answer's budget (provider.WithThinkingRoom), and the guard's worst case counts all of it.
+func TestGuardCountsThinkingRoom(t *testing.T) {
+	t.Parallel()
+	prices := provider.Prices{"claude-sonnet-5-5": {Output: 10}, "claude-haiku-4-5": {Output: 10}}
+	for _, tt := range []struct {
+		model string
+		sent  int
+	}{
+		{"claude-haiku-4-5", 1},  // 100k output tokens: $1, fits $1.2
+		{"claude-sonnet-5-5", 0}, // 132k with the room (at most 32k): $1.32, does not
+	} {
+		next := &counter{}
+		g := NewGuard(next, Budget{MaxUSD: 1.2}, prices)
+		req := request(0, 1e5)
+		req.Model = tt.model
+		_, _ = g.Complete(context.Background(), req)
+		if next.calls != tt.sent {
+			t.Errorf("%s: sent %d requests, want %d", tt.model, next.calls, tt.sent)
+		}
+	}
+}

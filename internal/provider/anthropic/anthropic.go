@@ -124,9 +124,12 @@ func (c *Client) Model(ctx context.Context, id string) (provider.ModelInfo, erro
 var knownModels = anthropicapi.KnownModels()
 
 func newParams(req provider.Request) (sdk.MessageNewParams, error) {
+	known, _ := knownModels.Lookup(req.Model)
 	p := sdk.MessageNewParams{
-		Model:     sdk.Model(req.Model),
-		MaxTokens: int64(req.MaxTokens),
+		Model: sdk.Model(req.Model),
+		// req.MaxTokens is the answer's budget; a model that thinks by default gets room for
+		// its thinking on top.
+		MaxTokens: int64(provider.WithThinkingRoom(req.Model, req.MaxTokens, known.MaxTokens)),
 	}
 	for _, b := range req.System {
 		if b.Type != provider.Text {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/provider/anthropic"
+	"github.com/council-dev/council/internal/provider/anthropic/anthropicapi"
 	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
 )
 
@@ -741,5 +742,35 @@ func TestRetiredModel(t *testing.T) {
 	// A model it never served keeps the general hint.
 	if _, err := b.client.Complete(context.Background(), provider.Request{Model: "claude-nope-1", MaxTokens: 100, Messages: []provider.Message{userText("x")}}); err == nil || !strings.Contains(err.Error(), "check the model name") {
 		t.Errorf("unknown model: %v", err)
+	}
+}
+
+// TestThinkingRoom: a model that thinks by default gets room for its thinking on top of the
+// answer's budget, within its output limit; the others get the budget as it is. The fake's
+// table and provider's rule agree on which models think.
+func TestThinkingRoom(t *testing.T) {
+	t.Parallel()
+	for name, m := range anthropicapi.KnownModels() {
+		if m.Thinks != provider.ThinksByDefault(name) {
+			t.Errorf("%s: the fake's table says thinks=%v, provider.ThinksByDefault %v", name, m.Thinks, provider.ThinksByDefault(name))
+		}
+	}
+	b := setup(t)
+	for _, tt := range []struct {
+		model     string
+		maxTokens int
+		want      int
+	}{
+		{"claude-sonnet-5-5", 1024, 3072},
+		{"claude-sonnet-5-5", 120000, 128000},
+		{model, 1024, 1024},
+	} {
+		if _, err := b.client.Complete(context.Background(), provider.Request{Model: tt.model, MaxTokens: tt.maxTokens, Messages: []provider.Message{userText("hi")}}); err != nil {
+			t.Fatal(err)
+		}
+		reqs := b.fake.Requests()
+		if got := reqs[len(reqs)-1].MaxTokens; got == nil || *got != tt.want {
+			t.Errorf("%s with max_tokens %d: sent %v, want %d", tt.model, tt.maxTokens, got, tt.want)
+		}
 	}
 }
