@@ -180,6 +180,11 @@ func doctorOffline(ctx context.Context, f *Factory, name string, setup doctor.Se
 				t.Models = openaiapi.KnownModels()
 			}
 			transport, api, base = t, "Chat Completions'", "http://offline.invalid/v1"
+			if official(name, s.BaseURL) {
+				// The client writes its body for OpenAI's own endpoint (max_completion_tokens,
+				// reasoning_effort) by the base URL; the transport answers, nothing is sent.
+				base = "https://api.openai.com/v1"
+			}
 		default:
 			t := anthropicapi.Offline{}
 			if limit >= 0 {

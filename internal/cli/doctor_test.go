@@ -240,6 +240,8 @@ func TestDoctorOffline(t *testing.T) {
 	for _, p := range []struct{ provider, model, api string }{
 		{"anthropic", "claude-sonnet-5-5", "the Messages API's rules"},
 		{"openai", "gpt-5", "Chat Completions' rules"},
+		// Tools only with reasoning off: the body is written for OpenAI's own endpoint.
+		{"openai", "gpt-6-luna", "Chat Completions' rules"},
 	} {
 		r := council(t, map[string]string{}, "doctor", "--dir", repo, "--offline", "--provider", p.provider, "--model", p.model)
 		lines := doctorLines(t, r.out)
@@ -249,11 +251,17 @@ func TestDoctorOffline(t *testing.T) {
 		}
 	}
 
+	// A model that calls tools only through the Responses API fails with council's own words.
+	r := council(t, map[string]string{}, "doctor", "--dir", repo, "--offline", "--provider", "openai", "--model", "gpt-6.2-sol")
+	if lines := doctorLines(t, r.out); r.code != ExitFindings || !hasLine(lines, "fail requests for gpt-6.2-sol", "Responses API") {
+		t.Errorf("gpt-6.2-sol: exit %d:\n%s%s", r.code, r.out, r.err)
+	}
+
 	cfg := filepath.Join(t.TempDir(), "council.yaml")
 	if err := os.WriteFile(cfg, []byte("budget:\n  max_output_tokens: 130000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := council(t, map[string]string{"ANTHROPIC_API_KEY": "sk-ant-not-sent"}, "doctor", "--dir", repo, "--offline", "--config", cfg)
+	r = council(t, map[string]string{"ANTHROPIC_API_KEY": "sk-ant-not-sent"}, "doctor", "--dir", repo, "--offline", "--config", cfg)
 	lines := doctorLines(t, r.out)
 	if r.code != ExitFindings || !hasLine(lines, "fail model claude-sonnet-5-5", "130000", "128000") ||
 		!hasLine(lines, "fail requests for claude-sonnet-5-5", "max_tokens: 130000 > 128000") {

@@ -18,8 +18,9 @@ func anthropicPrice(in, out float64) Price {
 }
 
 // openAIPrice takes the cached-input price as published: OpenAI's discount differs by family
-// (0.5x for gpt-4o and o1, 0.25x for gpt-4.1, o3 and o4-mini, 0.1x for gpt-5). OpenAI does not
-// charge extra to write its cache, so a write costs the input price.
+// (0.5x for gpt-4o and o1, 0.25x for gpt-4.1, o3 and o4-mini, 0.1x for gpt-5 and GPT-6). Up to
+// GPT-5 OpenAI did not charge extra to write its cache, so a write costs the input price; the
+// GPT-6 models whose pages list "Cache writes" are priced with that figure instead.
 func openAIPrice(in, cached, out float64) Price {
 	return Price{Input: in, Output: out, CacheRead: cached, CacheWrite: in}
 }
@@ -83,6 +84,27 @@ func DefaultPrices() Prices {
 		"gpt-5.2":      openAIPrice(1.75, 0.175, 14),
 		"gpt-5.4":      openAIPrice(2.50, 0.25, 15),
 		"gpt-5.4-mini": openAIPrice(0.75, 0.075, 4.50),
+		// GPT-6, from each model's page (https://developers.openai.com/api/docs/models/<model>)
+		// and the models page (https://developers.openai.com/api/docs/models and its ko-KR
+		// copy). Cache writes cost 1.25x the input price where a page says so: gpt-6-sol
+		// ("Cache writes $2.5") and gpt-6.2-sol ("Cache writes $2.50"); the others' pages, as
+		// found, give no write price, and a write is priced as input. Above 272K input tokens
+		// these models charge twice the input and 1.5x the output: council prices the lower tier.
+		"gpt-6-sol":   {Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50},
+		"gpt-6.2-sol": {Input: 2, Output: 10, CacheRead: 0.10, CacheWrite: 2.50},
+		// Cached input: $0.40 from a third party
+		// (https://github.com/akiiwa-games/AgentCompass-Router/releases/tag/v0.6.8).
+		"gpt-6.2-astra": openAIPrice(8, 0.40, 40),
+		// Cached input: $0.10 from a third party
+		// (https://github.com/amine123max/Codex-Manager/releases/tag/0.4.7).
+		"gpt-6.1-sol": openAIPrice(2, 0.10, 10),
+		// Cached input: $0.05 from a third party (https://dev.to/aihubmix, GPT-6.1 Terra migration).
+		"gpt-6.1-terra": openAIPrice(1, 0.05, 5),
+		// Cached input: $0.01 from a third party
+		// (https://github.com/merefield/codexometer/releases/tag/v0.18.4).
+		"gpt-6-luna": openAIPrice(0.10, 0.01, 0.50),
+		// Cached input: $1, the 10% GPT-6 pages state for gpt-6-sol, assumed; no source gave it.
+		"gpt-6-astra": openAIPrice(10, 1, 50),
 	}
 }
 

@@ -59,9 +59,10 @@ func TestAnthropicCacheMultipliers(t *testing.T) {
 	}
 }
 
-// TestAnthropicPrices pins the published prices of the current models, where they differ from
-// the usual multipliers or are new.
-func TestAnthropicPrices(t *testing.T) {
+// TestPublishedPrices pins the published prices of the current models, where they differ
+// from the usual multipliers or are new: the GPT-6 pages give a cache-write price, the older
+// OpenAI models' writes are at the input price.
+func TestPublishedPrices(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		model string
@@ -75,6 +76,14 @@ func TestAnthropicPrices(t *testing.T) {
 		{"claude-fable-5-1", Price{Input: 10, Output: 50, CacheRead: 1, CacheWrite: 12.5}},
 		// Retired, still priced for old recordings.
 		{"claude-sonnet-4-5-20250929", Price{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}},
+		{"gpt-6.2-sol", Price{Input: 2, Output: 10, CacheRead: 0.10, CacheWrite: 2.50}},
+		{"gpt-6-sol-2026-09-22", Price{Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50}},
+		{"gpt-6.2-astra", Price{Input: 8, Output: 40, CacheRead: 0.40, CacheWrite: 8}},
+		{"gpt-6.1-sol", Price{Input: 2, Output: 10, CacheRead: 0.10, CacheWrite: 2}},
+		{"gpt-6.1-terra", Price{Input: 1, Output: 5, CacheRead: 0.05, CacheWrite: 1}},
+		{"gpt-6-luna", Price{Input: 0.10, Output: 0.50, CacheRead: 0.01, CacheWrite: 0.10}},
+		{"gpt-6-astra", Price{Input: 10, Output: 50, CacheRead: 1, CacheWrite: 10}},
+		{"gpt-4.1-2025-04-14", Price{Input: 2, Output: 8, CacheRead: 0.50, CacheWrite: 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.model, func(t *testing.T) {
@@ -87,6 +96,12 @@ func TestAnthropicPrices(t *testing.T) {
 				t.Errorf("price (-want +got):\n%s", diff)
 			}
 		})
+	}
+	// A family name alone, or a version not listed, is not priced as a listed one.
+	for _, m := range []string{"gpt-6", "gpt-6.2", "gpt-6.3-sol"} {
+		if _, ok := DefaultPrices().Lookup(m); ok {
+			t.Errorf("%s has a price", m)
+		}
 	}
 }
 

@@ -18,17 +18,20 @@ import (
 // validator checks, warm-ups, overview, thread check, question, judge, persona build, learn),
 // made by the code that sends them, through the SDK to the fake, which refuses what
 // Chat Completions refuses; and does so
-// for models with different rules (a reasoning model, the smallest output limit).
+// for models with different rules (a reasoning model, the smallest output limit, a GPT-6
+// model that takes tools only with reasoning_effort "none").
 // It also compares every tool schema in the HTTP body the SDK sent with the one council wrote.
 func TestEveryRequestCouncilSends(t *testing.T) {
 	t.Parallel()
 	for _, m := range []struct {
 		model     string
 		maxOutput int
+		official  bool // sent as to api.openai.com, whose GPT-6 rules the client applies
 	}{
-		{"gpt-4.1", 0},
-		{"o4-mini", 0},
-		{"gpt-4o-2024-08-06", 16384},
+		{"gpt-4.1", 0, false},
+		{"o4-mini", 0, false},
+		{"gpt-4o-2024-08-06", 16384, false},
+		{"gpt-6-luna", 0, true},
 	} {
 		samples, err := doctor.Requests(context.Background(), doctor.RequestOptions{Provider: "openai", Model: m.model, MaxOutputTokens: m.maxOutput})
 		if err != nil {
@@ -36,6 +39,9 @@ func TestEveryRequestCouncilSends(t *testing.T) {
 		}
 		fake := openaitest.New(t)
 		client := openai.New(openai.Options{APIKey: fake.APIKey, BaseURL: fake.URL})
+		if m.official {
+			client = officialClient(t, fake)
+		}
 		for i, s := range samples {
 			t.Run(fmt.Sprintf("%s/%02d %s", m.model, i, s.Kind), func(t *testing.T) {
 				if _, err := client.Complete(context.Background(), s.Request); err != nil {

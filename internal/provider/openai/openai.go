@@ -25,6 +25,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/council-dev/council/internal/provider"
+	"github.com/council-dev/council/internal/provider/openai/openaiapi"
 )
 
 // Name is the provider's default name in errors and recorded exchanges.
@@ -59,7 +60,7 @@ type Client struct {
 	key    string
 	keyEnv string
 	// official is true for OpenAI's own endpoint, which takes max_completion_tokens for
-	// every model.
+	// every model, and whose GPT-6 models hold function tools to their reasoning effort.
 	official bool
 }
 
@@ -120,6 +121,9 @@ func (c *Client) Complete(ctx context.Context, req provider.Request) (provider.R
 	if err != nil {
 		return provider.Response{}, &provider.BadRequestError{Provider: c.name, Msg: err.Error()}
 	}
+	if err := c.toolRules(req, &params); err != nil {
+		return provider.Response{}, err
+	}
 	var raw *http.Response
 	completion, err := c.chat.New(ctx, params, option.WithResponseInto(&raw))
 	if err != nil {
@@ -139,6 +143,31 @@ func (c *Client) Model(ctx context.Context, id string) (provider.ModelInfo, erro
 		return provider.ModelInfo{}, c.mapError(ctx, err, raw)
 	}
 	return provider.ModelInfo{ID: m.ID}, nil
+}
+
+// responsesHint says what to use instead of a model that calls tools only through the
+// Responses API.
+const responsesHint = "use gpt-6-luna or gpt-6-sol (tools on Chat Completions with reasoning off), gpt-4.1 (until its shutdown on 2027-01-14), or an Anthropic model"
+
+// toolRules applies, on OpenAI's own endpoint, the rules GPT-6 models set for function tools
+// on Chat Completions (openaiapi.Model's flags cite the pages). A model that calls tools only
+// through the Responses API, which council does not speak yet, is refused before anything is
+// sent; one that calls them only with reasoning_effort "none" gets it, which turns its
+// reasoning off (the output limit stays max_completion_tokens, which OpenAI's endpoint takes
+// for every model). A compatible server serving a model by the same name keeps its own rules.
+func (c *Client) toolRules(req provider.Request, p *sdk.ChatCompletionNewParams) error {
+	if !c.official || len(req.Tools) == 0 {
+		return nil
+	}
+	m, _ := openaiapi.KnownModels().Lookup(req.Model)
+	switch {
+	case m.ToolsNeedResponses:
+		return &provider.BadRequestError{Provider: c.name, Hint: responsesHint,
+			Msg: fmt.Sprintf("%s calls tools only through OpenAI's Responses API, which council does not use yet", req.Model)}
+	case m.ToolsNeedNoReasoning:
+		p.ReasoningEffort = shared.ReasoningEffortNone
+	}
+	return nil
 }
 
 func (c *Client) newParams(req provider.Request) (sdk.ChatCompletionNewParams, error) {

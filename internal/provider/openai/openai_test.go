@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -626,6 +628,97 @@ func TestToolChoice(t *testing.T) {
 			}
 			if called != tt.wantCall || got.StopReason != tt.wantStop {
 				t.Errorf("called %q, stop %q; want %q, %q", called, got.StopReason, tt.wantCall, tt.wantStop)
+			}
+		})
+	}
+}
+
+// toOpenAI sends what a client addresses to api.openai.com to the fake instead, so that the
+// client behaves as it does on OpenAI's own endpoint.
+type toOpenAI struct{ fake *url.URL }
+
+func (t toOpenAI) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Host != "api.openai.com" {
+		return nil, fmt.Errorf("request to %s, want api.openai.com", r.URL.Host)
+	}
+	r = r.Clone(r.Context())
+	r.URL.Scheme, r.URL.Host, r.Host = t.fake.Scheme, t.fake.Host, ""
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// officialClient is a client for OpenAI's own endpoint (no BaseURL) whose requests reach fake.
+func officialClient(t *testing.T, fake *openaitest.Server) *openai.Client {
+	t.Helper()
+	u, err := url.Parse(fake.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return openai.New(openai.Options{APIKey: fake.APIKey, HTTPClient: &http.Client{Transport: toOpenAI{fake: u}}})
+}
+
+// TestGPT6Tools: on OpenAI's endpoint, a model that calls tools on Chat Completions only with
+// reasoning_effort "none" gets it with its tools, and one that calls tools only through the
+// Responses API is refused before anything is sent; a compatible server serving a model by the
+// same name keeps today's requests. The fake holds each request to the service's rules.
+func TestGPT6Tools(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		model      string
+		tools      bool
+		compatible bool   // a compatible server that serves the model without OpenAI's rules
+		wantEffort string // reasoning_effort as sent
+		wantErr    string // a BadRequestError before sending, containing this
+	}{
+		{name: "tools on gpt-6-luna", model: "gpt-6-luna", tools: true, wantEffort: "none"},
+		{name: "tools on a gpt-6-sol snapshot", model: "gpt-6-sol-2026-09-22", tools: true, wantEffort: "none"},
+		{name: "no tools on gpt-6-luna", model: "gpt-6-luna"},
+		{name: "tools on gpt-6.2-sol", model: "gpt-6.2-sol", tools: true, wantErr: "gpt-6.2-sol calls tools only through OpenAI's Responses API"},
+		{name: "tools on gpt-6-astra", model: "gpt-6-astra", tools: true, wantErr: "Responses API"},
+		{name: "no tools on gpt-6.2-sol", model: "gpt-6.2-sol"},
+		{name: "tools on gpt-6-luna of a compatible server", model: "gpt-6-luna", tools: true, compatible: true},
+		{name: "tools on gpt-6.2-sol of a compatible server", model: "gpt-6.2-sol", tools: true, compatible: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var fake *openaitest.Server
+			var client *openai.Client
+			if tt.compatible {
+				fake = openaitest.New(t, openaitest.WithModel(tt.model, 0))
+				client = openai.New(openai.Options{APIKey: fake.APIKey, BaseURL: fake.URL})
+			} else {
+				fake = openaitest.New(t)
+				client = officialClient(t, fake)
+			}
+			req := textRequest("review")
+			req.Model = tt.model
+			if tt.tools {
+				req.Tools, req.ToolName = []provider.Tool{reportTool}, "report"
+			}
+			_, err := client.Complete(context.Background(), req)
+			if tt.wantErr != "" {
+				var bad *provider.BadRequestError
+				if !errors.As(err, &bad) || bad.Status != 0 || !strings.Contains(bad.Msg, tt.wantErr) || !strings.Contains(bad.Hint, "gpt-6-luna") {
+					t.Fatalf("err = %v, want a BadRequestError not sent, containing %q, with a hint naming gpt-6-luna", err, tt.wantErr)
+				}
+				if n := fake.Calls(); n != 0 {
+					t.Errorf("the fake saw %d requests, want none", n)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqs := fake.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("the fake saw %d requests, want 1", len(reqs))
+			}
+			if got := reqs[0].ReasoningEffort; got != tt.wantEffort {
+				t.Errorf("reasoning_effort = %q, want %q", got, tt.wantEffort)
+			}
+			if got := reqs[0].MaxCompletionTokens; !tt.compatible && (got == nil || *got != 100) {
+				t.Errorf("max_completion_tokens = %v, want 100", got)
 			}
 		})
 	}

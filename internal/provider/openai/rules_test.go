@@ -90,11 +90,50 @@ func TestServiceRules(t *testing.T) {
 			status: 400, msg: "Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are specified.",
 		},
 		{
+			name:   "function tools on a model that calls them through Responses only",
+			params: sdk.ChatCompletionNewParams{Model: "gpt-6.2-sol", Messages: hi, Tools: []sdk.ChatCompletionToolUnionParam{report}},
+			status: 400, msg: "Function tools with reasoning_effort are not supported for gpt-6.2-sol in /v1/chat/completions. To use function tools, use /v1/responses or set reasoning_effort to 'none'.",
+		},
+		{
+			name:   "reasoning_effort none on a model that refuses it",
+			params: sdk.ChatCompletionNewParams{Model: "gpt-6.2-sol", Messages: hi, ReasoningEffort: shared.ReasoningEffortNone},
+			status: 400, code: "unsupported_value", msg: "Unsupported value: 'reasoning_effort' does not support 'none' with this model.",
+		},
+		{
+			name:   "function tools without reasoning_effort none",
+			params: sdk.ChatCompletionNewParams{Model: "gpt-6-luna", Messages: hi, Tools: []sdk.ChatCompletionToolUnionParam{report}},
+			status: 400, msg: "Function tools with reasoning_effort are not supported for gpt-6-luna in /v1/chat/completions. To use function tools, use /v1/responses or set reasoning_effort to 'none'.",
+		},
+		{
+			name: "function tools with reasoning_effort low",
+			params: sdk.ChatCompletionNewParams{Model: "gpt-6-sol", Messages: hi, Tools: []sdk.ChatCompletionToolUnionParam{report},
+				ReasoningEffort: shared.ReasoningEffortLow},
+			status: 400, msg: "Function tools with reasoning_effort are not supported for gpt-6-sol in /v1/chat/completions.",
+		},
+		{
 			name:   "unknown parameter",
 			params: sdk.ChatCompletionNewParams{Messages: hi},
 			opts:   []option.RequestOption{option.WithJSONSet("top_k", 5)},
 			status: 400, msg: "Unrecognized request argument supplied: top_k",
 		},
+	}
+	// What the same rules accept: the request each refusal above falls short of.
+	accepted := []struct {
+		name   string
+		params sdk.ChatCompletionNewParams
+	}{
+		{"function tools with reasoning_effort none", sdk.ChatCompletionNewParams{Model: "gpt-6-luna", Messages: hi,
+			Tools: []sdk.ChatCompletionToolUnionParam{report}, ReasoningEffort: shared.ReasoningEffortNone}},
+		{"no tools on a model that calls them through Responses only", sdk.ChatCompletionNewParams{Model: "gpt-6.2-sol", Messages: hi,
+			ReasoningEffort: shared.ReasoningEffortLow}},
+	}
+	for _, tt := range accepted {
+		t.Run("accepted/"+tt.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := chat.New(context.Background(), tt.params); err != nil {
+				t.Errorf("refused: %v", err)
+			}
+		})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,6 +38,7 @@ type Request struct {
 	MaxTokens           *int            `json:"max_tokens,omitempty"`
 	MaxCompletionTokens *int            `json:"max_completion_tokens,omitempty"`
 	ParallelToolCalls   *bool           `json:"parallel_tool_calls,omitempty"`
+	ReasoningEffort     string          `json:"reasoning_effort,omitempty"` // "" when not sent
 	Stream              bool            `json:"stream,omitempty"`
 	Header              http.Header     `json:"-"`
 }

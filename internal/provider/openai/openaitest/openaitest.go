@@ -2,7 +2,8 @@
 // on a loopback httptest server, for tests of any package that talks to OpenAI or an
 // OpenAI-compatible server. It enforces the service's rules (bearer authentication unless
 // built without it, like Ollama; the shape of a request; tool-call pairing; max_tokens refused
-// by reasoning models) with OpenAI's error bodies, answers what a test scripts, sends 429s with
+// by reasoning models; function tools refused on the GPT-6 models that take them only through
+// the Responses API or only with reasoning_effort "none") with OpenAI's error bodies, answers what a test scripts, sends 429s with
 // retry-after and x-ratelimit-* headers, and reports automatic prefix caching in
 // usage.prompt_tokens_details.cached_tokens.
 //
