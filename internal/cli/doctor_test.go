@@ -20,7 +20,7 @@ func TestDoctorFlags(t *testing.T) {
 		wantErr string
 		want    DoctorOptions
 	}{
-		{args: nil, want: DoctorOptions{Dir: "."}},
+		{args: []string{}, want: DoctorOptions{Dir: "."}}, // not nil: cobra would read os.Args
 		{args: []string{"--offline", "--provider", "openai", "--model", "gpt-5", "--dir", "x", "--config", "c.yaml"},
 			want: DoctorOptions{Dir: "x", ConfigPath: "c.yaml", Provider: "openai", Model: "gpt-5", Offline: true}},
 		{args: []string{"--repo", "acme/widget"}, want: DoctorOptions{Dir: ".", Repo: "acme/widget", owner: "acme", repoName: "widget"}},
@@ -253,7 +253,9 @@ func TestDoctorOffline(t *testing.T) {
 
 	// A model that calls tools only through the Responses API fails with council's own words.
 	r := council(t, map[string]string{}, "doctor", "--dir", repo, "--offline", "--provider", "openai", "--model", "gpt-6.2-sol")
-	if lines := doctorLines(t, r.out); r.code != ExitFindings || !hasLine(lines, "fail requests for gpt-6.2-sol", "Responses API") {
+	// One line for the one cause, naming the kinds it refused.
+	if lines := doctorLines(t, r.out); r.code != ExitFindings || !hasLine(lines, "fail requests for gpt-6.2-sol", "15 kinds (", "Responses API") ||
+		strings.Count(r.out, "fail requests for gpt-6.2-sol") != 1 {
 		t.Errorf("gpt-6.2-sol: exit %d:\n%s%s", r.code, r.out, r.err)
 	}
 

@@ -79,18 +79,34 @@ func Load(ctx context.Context, o engine.Options) (Setup, []Line) {
 func Offline(ctx context.Context, c provider.Client, model string, samples []Sample, api string) []Line {
 	check := "requests for " + model
 	failed := map[string]bool{}
-	var lines []Line
+	// One line per distinct refusal, naming the kinds it refused: a model that refuses every
+	// request with tools says so once.
+	var reasons []string
+	kinds := map[string][]string{}
 	for _, s := range samples {
 		if failed[s.Kind] {
 			continue
 		}
 		if _, err := c.Complete(ctx, s.Request); err != nil {
 			failed[s.Kind] = true
-			lines = append(lines, Line{Fail, check, fmt.Sprintf("%s refused: %v", s.Kind, err)})
+			why := err.Error()
+			if kinds[why] == nil {
+				reasons = append(reasons, why)
+			}
+			kinds[why] = append(kinds[why], s.Kind)
 		}
 	}
-	if len(lines) == 0 {
+	if len(reasons) == 0 {
 		return []Line{{OK, check, fmt.Sprintf("all %d requests of the %d kinds council sends pass %s rules", len(samples), len(Kinds()), api)}}
+	}
+	lines := make([]Line, 0, len(reasons))
+	for _, why := range reasons {
+		ks := kinds[why]
+		what := ks[0]
+		if len(ks) > 1 {
+			what = fmt.Sprintf("%d kinds (%s)", len(ks), strings.Join(ks, ", "))
+		}
+		lines = append(lines, Line{Fail, check, fmt.Sprintf("%s refused: %s", what, why)})
 	}
 	return lines
 }
