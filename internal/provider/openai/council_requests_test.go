@@ -26,9 +26,10 @@ func TestEveryRequestCouncilSends(t *testing.T) {
 	for _, m := range []struct {
 		model     string
 		maxOutput int
-		official  bool // sent as to api.openai.com, whose GPT-6 rules the client applies
+		official  bool // sent as to api.openai.com: max_completion_tokens, and the GPT-6 rules
 	}{
 		{"gpt-4.1", 0, false},
+		{"gpt-4.1", 0, true}, // the default, as most users send it: max_completion_tokens
 		{"o4-mini", 0, false},
 		{"gpt-4o-2024-08-06", 16384, false},
 		{"gpt-6-luna", 0, true},
@@ -43,7 +44,7 @@ func TestEveryRequestCouncilSends(t *testing.T) {
 			client = officialClient(t, fake)
 		}
 		for i, s := range samples {
-			t.Run(fmt.Sprintf("%s/%02d %s", m.model, i, s.Kind), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/official=%v/%02d %s", m.model, m.official, i, s.Kind), func(t *testing.T) {
 				if _, err := client.Complete(context.Background(), s.Request); err != nil {
 					t.Errorf("refused: %v", err)
 				}
