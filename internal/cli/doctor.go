@@ -40,8 +40,8 @@ func NewCmdDoctor(f *Factory, runF func(context.Context, *DoctorOptions) error) 
 reviewer documents (from the base revision, as council review reads them), the model
 provider's key, each model the review would call (it exists, its output limit fits
 budget.max_output_tokens, it is not retired), a tool call with council's real tool schemas
-(forced where the model allows it), and the prompt cache. With --repo, the GitHub credentials' permissions on that
-repository (the same variables council review --pr reads).
+(forced where the model allows it), and the prompt cache. With --repo, the GitHub
+credentials' permissions on that repository (the same variables council review --pr reads).
 
 Each line starts with ok, warn or fail; a fail says what to do. It sends a handful of tiny
 requests and prints what they cost. --offline sends nothing: it checks the config, the

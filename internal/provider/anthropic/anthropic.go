@@ -177,7 +177,7 @@ func newParams(req provider.Request) (sdk.MessageNewParams, error) {
 	}
 	// A model that refuses forcing (400) gets auto tool choice, sent as no tool_choice at all.
 	// A model council does not know (a gateway's, a local one's name) is forced as before.
-	if m, ok := knownModels.Lookup(req.Model); ok && m.NoForcedTool {
+	if known.NoForcedTool {
 		if n := len(req.Messages); req.ToolName != "" && n > 0 && req.Messages[n-1].Role == provider.User && !asks(req.Messages[n-1], req.ToolName) {
 			// Added after the turn's blocks, so that no cache_control mark moves.
 			last := p.Messages[len(p.Messages)-1].OfUser

@@ -145,6 +145,9 @@ func (c *Client) Model(ctx context.Context, id string) (provider.ModelInfo, erro
 	return provider.ModelInfo{ID: m.ID}, nil
 }
 
+// knownModels says which GPT-6 models hold function tools to their reasoning effort.
+var knownModels = openaiapi.KnownModels()
+
 // responsesHint says what to use instead of a model that calls tools only through the
 // Responses API.
 const responsesHint = "use gpt-6-luna or gpt-6-sol (tools on Chat Completions with reasoning off), gpt-4.1 (until its shutdown on 2027-01-14), or an Anthropic model"
@@ -159,7 +162,7 @@ func (c *Client) toolRules(req provider.Request, p *sdk.ChatCompletionNewParams)
 	if !c.official || len(req.Tools) == 0 {
 		return nil
 	}
-	m, _ := openaiapi.KnownModels().Lookup(req.Model)
+	m, _ := knownModels.Lookup(req.Model)
 	switch {
 	case m.ToolsNeedResponses:
 		return &provider.BadRequestError{Provider: c.name, Hint: responsesHint,

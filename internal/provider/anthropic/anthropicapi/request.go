@@ -12,7 +12,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"regexp"
+	"strings"
+
+	"github.com/council-dev/council/internal/provider"
 )
 
 // Decode reads a request body as the service does: the request, and its top-level fields as
@@ -110,10 +112,6 @@ type CacheControl struct {
 	TTL  string `json:"ttl,omitempty"`
 }
 
-// askTool finds the sentence council adds to the last user turn when the model cannot be forced
-// to call a tool (provider.AskTool).
-var askTool = regexp.MustCompile(`Answer now by calling the ([a-zA-Z0-9_-]{1,128}) tool\.`)
-
 // DefaultTool is the tool a fake's default answer to req calls, or "" for a text answer: the
 // forced tool, or under "any" the first client tool. On a model of m that cannot be forced
 // (NoForcedTool) a request with tools and no forcing is answered as a model told what to call
@@ -141,17 +139,20 @@ func DefaultTool(req Request, m Model) string {
 	return first
 }
 
-// AskedTool is the tool the last user turn of req asks the model to call in the words the
-// anthropic client uses on a model that cannot be forced, or "".
+// askPrefix and askSuffix frame the tool's name in council's sentence (provider.AskTool).
+var askPrefix, askSuffix, _ = strings.Cut(provider.AskTool("\x00"), "\x00")
+
+// AskedTool is the tool the last user turn of req asks the model to call, in the words council
+// uses on a model that cannot be forced (provider.AskTool, a text block of its own), or "".
 func AskedTool(req Request) string {
 	n := len(req.Messages)
 	if n == 0 || req.Messages[n-1].Role != "user" {
 		return ""
 	}
 	for _, b := range req.Messages[n-1].Content {
-		if b.Type == "text" {
-			if sm := askTool.FindStringSubmatch(b.Text); sm != nil {
-				return sm[1]
+		if name, ok := strings.CutPrefix(b.Text, askPrefix); ok && b.Type == "text" {
+			if name, ok = strings.CutSuffix(name, askSuffix); ok && name != "" {
+				return name
 			}
 		}
 	}
