@@ -522,18 +522,26 @@ type ImportLog struct {
 	PRs []ImportEntry `json:"prs"`
 }
 
-// ImportEntry is one pull request of the log: ID when imported, Reason when skipped.
+// ImportEntry is one pull request of the log: ID when imported, Reason when skipped. An
+// import from git names the merge commit too (Number is 0 when its message names no pull
+// request).
 type ImportEntry struct {
 	Repo   string `json:"repo"` // owner/repo
 	Number int    `json:"number"`
+	Merge  string `json:"merge,omitempty"`
 	ID     string `json:"id,omitempty"`
 	Reason string `json:"reason,omitempty"`
 }
 
-// Record adds e, replacing what an earlier import said about the same pull request.
+// Record adds e, replacing what an earlier import said about the same pull request (the same
+// merge commit, for an import from git).
 func (l *ImportLog) Record(e ImportEntry) {
 	for i, x := range l.PRs {
-		if strings.EqualFold(x.Repo, e.Repo) && x.Number == e.Number {
+		same := x.Number == e.Number
+		if x.Merge != "" || e.Merge != "" {
+			same = x.Merge == e.Merge
+		}
+		if strings.EqualFold(x.Repo, e.Repo) && same {
 			l.PRs[i] = e
 			return
 		}
@@ -561,7 +569,8 @@ func ReadImportLog(dir string) (ImportLog, error) {
 func WriteImportLog(dir string, l ImportLog) error {
 	prs := slices.Clone(l.PRs)
 	slices.SortFunc(prs, func(a, b ImportEntry) int {
-		return cmp.Or(cmp.Compare(strings.ToLower(a.Repo), strings.ToLower(b.Repo)), cmp.Compare(a.Number, b.Number))
+		return cmp.Or(cmp.Compare(strings.ToLower(a.Repo), strings.ToLower(b.Repo)), cmp.Compare(a.Number, b.Number),
+			cmp.Compare(a.Merge, b.Merge))
 	})
 	if prs == nil {
 		prs = []ImportEntry{}

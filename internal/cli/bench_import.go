@@ -32,15 +32,23 @@ type BenchImportOptions struct {
 	IgnoreUsers []string
 	ConfigPath  string
 
-	since time.Time
+	// An import from a local clone's merge commits (bench_import_git.go).
+	Git    string   // the clone
+	Until  string   // merges committed before this date
+	Max    int      // stop once the dataset holds this many of the clone's samples (0: no limit)
+	Paths  []string // globs: truth only from these paths
+	Name   string   // owner/repo the samples name
+	Branch string   // the branch whose merges to walk (default: the clone's default branch)
+
+	since, until time.Time
 }
 
 // NewCmdBenchImport declares `council bench import`.
 func NewCmdBenchImport(f *Factory, runF func(context.Context, *BenchImportOptions) error) *cobra.Command {
 	opts := &BenchImportOptions{}
 	cmd := &cobra.Command{
-		Use:   "import (--pr REF... | --repo OWNER/REPO) --out DIR",
-		Short: "Turn human-reviewed GitHub pull requests into benchmark samples",
+		Use:   "import (--pr REF... | --repo OWNER/REPO | --git DIR) --out DIR",
+		Short: "Turn human-reviewed pull requests into benchmark samples, from GitHub or from git alone",
 		Long: `Import GitHub pull requests as samples of a dataset: one DIR/<owner>-<repo>-<number>.json per pull
 request, and DIR/import.json listing every pull request considered, imported or skipped with why.
 
@@ -63,10 +71,24 @@ those imported before included, and skipped pull requests not at all.
 
 GitHub credentials are read as for council review --pr: GITHUB_TOKEN or GH_TOKEN (or a GitHub
 App's GITHUB_APP_ID, GITHUB_APP_INSTALLATION_ID, GITHUB_APP_PRIVATE_KEY), GITHUB_API_URL for
-GitHub Enterprise Server. The token is only sent to that GitHub.`,
+GitHub Enterprise Server. The token is only sent to that GitHub.
+
+--git DIR imports from a local clone alone, offline, where pull requests are merged with merge
+commits: the commits pushed after the first review ("Address review comments", "Apply
+suggestions from code review", "fixup! ...") record what the reviewers made the author change.
+It walks the merges of the default branch (--branch, else origin/HEAD, else HEAD), newest
+first, within --since and --until (the merge's commit date). For each merged branch, the first
+commit whose subject says it answers review starts the feedback; head is the commit before it,
+base the merge-base of head with the merge's first parent, merge the merge commit, and the
+truth one item per hunk that the feedback commits (up to the next other commit) changed, at
+head's lines. Branches with no such commit are skipped and counted; hunks in generated,
+vendored or lock files, in test data, outside --paths, and hunks that only change whitespace or
+imports are dropped with the reason. docs/bench.md lists the patterns.`,
 		Example: `  council bench import --pr projectcalico/calico#10736 --out bench/calico
   council bench import --repo owner/repo --since 2026-01-01 --limit 50 --out bench/mine
-  council bench import --pr https://github.com/owner/repo/pull/12 --clone ~/src/repo --out bench/mine --force`,
+  council bench import --pr https://github.com/owner/repo/pull/12 --clone ~/src/repo --out bench/mine --force
+  council bench import --git ~/src/etcd --since 2025-01-01 --max 50 --out bench/etcd
+  council bench import --git ~/src/calico --paths 'felix/**' --paths '!**/*_test.go' --out bench/felix`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := opts.validate(); err != nil {
@@ -75,28 +97,42 @@ GitHub Enterprise Server. The token is only sent to that GitHub.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
+			if opts.Git != "" {
+				return benchGitImportRun(cmd.Context(), f, opts)
+			}
 			return benchImportRun(cmd.Context(), f, opts)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVar(&opts.PRs, "pr", nil, "pull request to import: `owner/repo#123` or its URL (repeatable)")
 	fl.StringVar(&opts.Repo, "repo", "", "import the pull requests of `owner/repo`, newest first")
-	fl.StringVar(&opts.Since, "since", "", "with --repo: only pull requests created on or after `DATE` (2026-01-31 or RFC 3339)")
+	fl.StringVar(&opts.Since, "since", "", "with --repo: only pull requests created on or after `DATE` (2026-01-31 or RFC 3339); with --git: merges committed then or later")
 	fl.IntVar(&opts.Limit, "limit", 0, "with --repo: stop once the dataset holds this many of its samples (0: no limit)")
 	fl.StringVar(&opts.Out, "out", "", "dataset `DIR` to write the samples and import.json to (required)")
 	fl.StringVar(&opts.Clone, "clone", "", "local clone `DIR` to read and fetch commits into (default: a cached clone)")
 	fl.BoolVar(&opts.Force, "force", false, "import pull requests whose sample is already in the dataset again")
 	fl.StringSliceVar(&opts.IgnoreUsers, "ignore-user", nil, "`LOGIN`s that are bots without saying so, besides bench.ai_reviewers (comma-separated)")
 	fl.StringVar(&opts.ConfigPath, "config", "", "config `FILE` whose bench.ai_reviewers to use (default ./.council.yaml when present)")
+	fl.StringVar(&opts.Git, "git", "", "import from the merge commits of the local clone `DIR`: no GitHub, no network")
+	fl.StringVar(&opts.Until, "until", "", "with --git: only merges committed before `DATE` (a date counts whole: 2026-06-30 includes that day)")
+	fl.IntVar(&opts.Max, "max", 0, "with --git: stop once the dataset holds this many of the clone's samples (0: no limit)")
+	fl.StringArrayVar(&opts.Paths, "paths", nil, "with --git: truth only from files matching `GLOB` ('**' spans directories; '!GLOB' excludes; repeatable)")
+	fl.StringVar(&opts.Name, "name", "", "with --git: the repository's `OWNER/REPO`, for sample ids and links (default: from the clone's origin)")
+	fl.StringVar(&opts.Branch, "branch", "", "with --git: the `BRANCH` whose merges to walk (default: origin/HEAD, else HEAD)")
 	return cmd
 }
 
 func (o *BenchImportOptions) validate() error {
+	if o.Git != "" {
+		return o.validateGit()
+	}
 	switch {
 	case len(o.PRs) == 0 && o.Repo == "":
-		return errors.New("nothing to import: give --pr owner/repo#123 (repeatable) or --repo owner/repo")
+		return errors.New("nothing to import: give --pr owner/repo#123 (repeatable), --repo owner/repo, or --git DIR")
 	case len(o.PRs) > 0 && o.Repo != "":
 		return errors.New("--pr and --repo cannot be used together")
+	case o.Until != "" || o.Max != 0 || len(o.Paths) > 0 || o.Name != "" || o.Branch != "":
+		return errors.New("--until, --max, --paths, --name and --branch are for an import from git: use them with --git DIR")
 	case o.Out == "":
 		return errors.New("--out DIR is required: the samples and import.json go there")
 	case o.Repo == "" && (o.Since != "" || o.Limit != 0):

@@ -45,7 +45,7 @@ type Git struct {
 	batch *catFile   // a running "git cat-file --batch", started on the first read
 }
 
-// OpenGit finds the work tree that contains dir.
+// OpenGit finds the work tree that contains dir, or opens dir as the bare repository it is.
 func OpenGit(ctx context.Context, dir string) (*Git, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -54,6 +54,14 @@ func OpenGit(ctx context.Context, dir string) (*Git, error) {
 	g := &Git{dir: abs}
 	top, err := g.run(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
+		// A bare repository (a mirror) has every commit and no work tree, which council never
+		// reads: it is opened as it is.
+		if bare, berr := g.run(ctx, "rev-parse", "--is-bare-repository"); berr == nil && strings.TrimSpace(string(bare)) == "true" {
+			if gitDir, derr := g.run(ctx, "rev-parse", "--absolute-git-dir"); derr == nil {
+				g.dir = strings.TrimSpace(string(gitDir))
+				return g, nil
+			}
+		}
 		return nil, fmt.Errorf("open repository %s: not a git work tree (use --repo DIR): %w", dir, err)
 	}
 	g.dir = strings.TrimSpace(string(top))

@@ -1,0 +1,207 @@
+package bench
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/council-dev/council/internal/diff"
+)
+
+// An import from git (GitImporter) finds, on each merged branch, the first commit whose
+// subject says it answers review, and takes what it changed as what the reviewers asked for.
+// These are the rules, meant to be read and argued with like classify.go's.
+//
+// A commit answers review (FeedbackPhrase) when it is not a merge and its subject, compared
+// case-insensitively:
+//   - starts with "fixup!", "squash!" or "amend!" (git's autosquash commits);
+//   - says it addresses, applies, incorporates or resolves review, comments, feedback, nits,
+//     suggestions or remarks ("Address review comments", "Apply suggestions from code
+//     review", "address comments on PR", "Addressing feedback");
+//   - names what review asked for ("review markups", "review comments", "code review
+//     feedback", "review fixes", "review findings", "review nits", "review suggestions");
+//   - says the change is owed to review ("per review", "after review", "from code review",
+//     "following review", "as reviewed");
+//   - speaks of the pull request's comments ("PR comments", "PR feedback", "MR nits");
+//   - starts with "review:", "feedback:" or "nit:", or with the word "nit" or "nits", or says
+//     it fixes nits ("fix code nits").
+//
+// Not review by a person, so never a feedback commit: a subject that speaks of a self-review
+// ("Self-review markups"), or names an AI reviewer or a bot (Copilot, CodeRabbit, Gemini,
+// Sourcery, Greptile, Ellipsis, Qodo, Korbit, Bugbot, Claude, Codex, ChatGPT, "AI review",
+// "bot"), or one of the logins the import is told to ignore (--ignore-user).
+var feedbackRules = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)^\s*(fixup|squash|amend)!`),
+	regexp.MustCompile(`(?i)\b(address(es|ed|ing)?|apply|applie[sd]|applying|incorporat(e|es|ed|ing)|resolv(e|es|ed|ing)|respond(s|ed|ing)? to)\b.{0,60}?\b(reviews?|reviewer'?s?|comments?|feedback|nits?|suggestions?|remarks)\b`),
+	regexp.MustCompile(`(?i)\breview (markups?|comments?|feedback|fix(es)?|findings|nits?|suggestions?|remarks|round|changes|updates?)\b`),
+	regexp.MustCompile(`(?i)\b(per|after|from|following|as) (the |a |code |pr )?(code |pr )?review(ed|s)?\b`),
+	regexp.MustCompile(`(?i)\b(pr|mr)[- ](comments?|feedback|reviews?|nits?|suggestions?|remarks)\b`),
+	regexp.MustCompile(`(?i)^\s*(review|feedback|nits?)\s*:`),
+	regexp.MustCompile(`(?i)^\s*nits?\b`),
+	regexp.MustCompile(`(?i)\bfix(es|ed|ing)? (\w+ )?nits?\b`),
+}
+
+var notPersonReview = regexp.MustCompile(`(?i)\b(self[- ]review\w*|copilot|coderabbit\w*|gemini|sourcery|greptile|ellipsis|qodo|korbit|bugbot|claude|codex|chatgpt|ai[- ]review\w*|bots?)\b`)
+
+// FeedbackPhrase reports whether a commit subject says the commit answers review, and the
+// words that say so. ignore are logins that are bots without saying so: a subject that names
+// one is not a person's review.
+func FeedbackPhrase(subject string, ignore []string) (string, bool) {
+	if notPersonReview.MatchString(subject) {
+		return "", false
+	}
+	lower := strings.ToLower(subject)
+	for _, l := range ignore {
+		if l = strings.ToLower(strings.TrimSpace(l)); l != "" && regexp.MustCompile(`\b`+regexp.QuoteMeta(l)+`\b`).MatchString(lower) {
+			return "", false
+		}
+	}
+	for _, re := range feedbackRules {
+		if m := re.FindString(subject); m != "" {
+			return strings.TrimSpace(m), true
+		}
+	}
+	return "", false
+}
+
+// feedbackKind is a feedback commit message's kind, by Classify's rules over the message
+// without the words that say it answers review ("address review comments" speaks of comments,
+// not of docs). A message that says nothing more is "other"; so is one Classify finds a
+// question or praise: a commit is neither.
+func feedbackKind(message string, ignore []string) string {
+	var rest []string
+	for _, line := range strings.Split(message, "\n") {
+		if p, ok := FeedbackPhrase(line, ignore); ok {
+			line = strings.Replace(line, p, " ", 1)
+		}
+		rest = append(rest, line)
+	}
+	kind, _ := Classify(strings.Join(rest, "\n"), "")
+	if kind == "question" || kind == "praise" {
+		return "other"
+	}
+	return kind
+}
+
+// Reasons a feedback hunk is not ground truth, besides plan's (generated, vendored, lock and
+// binary files).
+const (
+	DropTestData   = "test data"
+	DropWhitespace = "only whitespace changed"
+	DropImports    = "only imports changed"
+	DropAddedFile  = "a file the feedback added: nothing at head to point at"
+	DropNotAtHead  = "its lines are not in the file at head"
+	DropOutside    = "outside --paths"
+)
+
+// testDataDirs are directory names that hold test inputs and expected outputs, not code.
+var testDataDirs = map[string]bool{"testdata": true, "test_data": true, "test-data": true, "fixtures": true,
+	"__snapshots__": true, "golden": true}
+
+// isTestData reports whether p is test data: under a test data directory, or a golden or
+// snapshot file.
+func isTestData(p string) bool {
+	for _, dir := range strings.Split(path.Dir(p), "/") {
+		if testDataDirs[dir] {
+			return true
+		}
+	}
+	switch path.Ext(p) {
+	case ".golden", ".snap":
+		return true
+	}
+	return false
+}
+
+// importLine matches a line that only imports: a Go import clause or spec, Python's import
+// and from-import, JavaScript's and TypeScript's import and require, Java's and Kotlin's
+// import, Rust's use, C's #include.
+var importLine = regexp.MustCompile(`^\s*(` +
+	`import\s*\(|\)|import\s+((\w+|_|\.)\s+)?"[^"]*"|((\w+|_|\.)\s+)?"[^"]*"` + // Go
+	`|(from\s+[\w.]+\s+)?import\s+[\w.*, ()]+` + // Python
+	`|import\s.*\bfrom\s+['"][^'"]+['"];?|import\s+['"][^'"]+['"];?|(const|let|var)\s+.*=\s*require\(['"][^'"]+['"]\);?` + // JS, TS
+	`|import\s+(static\s+)?[\w.*]+;?` + // Java, Kotlin
+	`|(pub\s+)?use\s+[\w:{}, *]+;` + // Rust
+	`|#\s*include\s*[<"][^>"]+[>"]` + // C, C++
+	`)\s*(//.*|#.*)?$`)
+
+// hunkDropReason says why a hunk of a feedback diff is not ground truth: it changes only
+// whitespace, or only imports. "" keeps it.
+func hunkDropReason(h diff.Hunk) string {
+	var del, add strings.Builder
+	imports := true
+	changed := false
+	for _, l := range h.Lines {
+		if l.Op == diff.Context {
+			continue
+		}
+		changed = true
+		b := &add
+		if l.Op == diff.Delete {
+			b = &del
+		}
+		b.WriteString(strings.Join(strings.Fields(l.Text), ""))
+		if strings.TrimSpace(l.Text) != "" && !importLine.MatchString(l.Text) {
+			imports = false
+		}
+	}
+	switch {
+	case !changed:
+		return DropWhitespace
+	case del.String() == add.String():
+		return DropWhitespace
+	case imports:
+		return DropImports
+	}
+	return ""
+}
+
+// hunkSpan is the line range at the old side that a hunk is about: from the first to the last
+// line it deletes or replaces, and for lines it inserts, the line above each insertion (the
+// first line of the file for an insertion at its top).
+func hunkSpan(h diff.Hunk) (first, last int) {
+	prevOld := h.OldStart - 1 // the old line above the hunk's first line
+	if h.OldLines == 0 {
+		prevOld = h.OldStart // git numbers a pure insertion by the line it follows
+	}
+	note := func(n int) {
+		n = max(n, 1)
+		if first == 0 || n < first {
+			first = n
+		}
+		last = max(last, n)
+	}
+	for _, l := range h.Lines {
+		switch l.Op {
+		case diff.Context:
+			prevOld = l.Old
+		case diff.Delete:
+			note(l.Old)
+			prevOld = l.Old
+		case diff.Add:
+			note(prevOld)
+		}
+	}
+	return first, last
+}
+
+// hunkText renders a hunk as a unified diff fragment, cut after maxLines lines.
+func hunkText(h diff.Hunk, maxLines int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@", h.OldStart, h.OldLines, h.NewStart, h.NewLines)
+	if h.Section != "" {
+		b.WriteString(" " + h.Section)
+	}
+	b.WriteString("\n")
+	for i, l := range h.Lines {
+		if i == maxLines {
+			fmt.Fprintf(&b, "… (%d more lines)\n", len(h.Lines)-maxLines)
+			break
+		}
+		b.WriteByte(byte(l.Op))
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
