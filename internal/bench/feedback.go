@@ -33,7 +33,7 @@ import (
 // "bot"), or one of the logins the import is told to ignore (--ignore-user).
 var feedbackRules = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)^\s*(fixup|squash|amend)!`),
-	regexp.MustCompile(`(?i)\b(address(es|ed|ing)?|apply|applie[sd]|applying|incorporat(e|es|ed|ing)|resolv(e|es|ed|ing)|respond(s|ed|ing)? to)\b.{0,60}?\b(reviews?|reviewer'?s?|comments?|feedback|nits?|suggestions?|remarks)\b`),
+	regexp.MustCompile(`(?i)\b(address(es|ed|ing)?|apply|applie[sd]|applying|incorporat(e|es|ed|ing)|resolv(e|es|ed|ing)|respond(s|ed|ing)? to)\b.{0,60}?\b(reviews?|reviewer'?s?|comments?|feedback|nits?|suggestions?|remarks)( (comments?|feedback|nits?|suggestions?|remarks|markups?|findings))*\b`),
 	regexp.MustCompile(`(?i)\breview (markups?|comments?|feedback|fix(es)?|findings|nits?|suggestions?|remarks|round|changes|updates?)\b`),
 	regexp.MustCompile(`(?i)\b(per|after|from|following|as) (the |a |code |pr )?(code |pr )?review(ed|s)?\b`),
 	regexp.MustCompile(`(?i)\b(pr|mr)[- ](comments?|feedback|reviews?|nits?|suggestions?|remarks)\b`),
@@ -72,6 +72,9 @@ func FeedbackPhrase(subject string, ignore []string) (string, bool) {
 func feedbackKind(message string, ignore []string) string {
 	var rest []string
 	for _, line := range strings.Split(message, "\n") {
+		if feedbackRules[0].MatchString(line) {
+			continue // "fixup! <subject>" names the commit it fixes, not what changed
+		}
 		if p, ok := FeedbackPhrase(line, ignore); ok {
 			line = strings.Replace(line, p, " ", 1)
 		}

@@ -91,7 +91,11 @@ func benchGitImportRun(ctx context.Context, f *Factory, o *BenchImportOptions) e
 		repo.Name = nameFromRemote(origin)
 	}
 	if repo.Name == "" {
-		return fmt.Errorf("cannot tell the name of the repository in %s (it has no origin remote): pass --name owner/repo", g.Dir())
+		why := "it has no origin remote"
+		if origin != "" {
+			why = "its origin, " + origin + ", names none"
+		}
+		return fmt.Errorf("cannot tell the owner/repo of the repository in %s (%s): pass --name owner/repo", g.Dir(), why)
 	}
 	if repo.URL == "" {
 		repo.URL = "https://github.com/" + repo.Name + ".git"
