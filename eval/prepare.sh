@@ -1,10 +1,12 @@
 #!/bin/sh
 # Make every case's repository available offline for `council bench run eval/cases --cache DIR`.
 #
-# usage: eval/prepare.sh [MIRRORS] [CACHE]
+# usage: eval/prepare.sh [MIRRORS] [CACHE] [DATASET]
 #   MIRRORS  directory of local git mirrors, one per repository, at MIRRORS/<owner>+<name>/repo
 #            (a git directory, as the fetch tool leaves them); default /work/.mirror
 #   CACHE    the directory later given to `council bench run --cache`; default ./eval-cache
+#   DATASET  the dataset directory whose samples to prepare; default eval/cases (eval/feedback
+#            is the other)
 #
 # council bench run uses CACHE/<owner>/<name> (the sample's repo.name) for a sample without
 # repo.path. It opens it as a git work tree (it needs CACHE/<owner>/<name>/.git) and fetches
@@ -21,6 +23,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 mirrors=${1:-/work/.mirror}
 cache=${2:-./eval-cache}
+dataset=${3:-$here/cases}
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 mirrors=$(cd "$mirrors" && pwd)
@@ -30,8 +33,9 @@ field() { # field NAME FILE: the first "NAME": "value" string of a case file
 }
 
 n=0
-for f in "$here"/cases/*.json; do
+for f in "$dataset"/*.json; do
 	id=$(basename "$f" .json)
+	[ "$id" = import ] && continue
 	name=$(field name "$f")
 	base=$(field base "$f")
 	head=$(field head "$f")

@@ -31,7 +31,9 @@ type BenchScoreOptions struct {
 	Bootstrap  int
 	Seed       int64
 	Judge      string // provider:model
-	ConfigPath string
+	// JudgeConcurrency is how many judge questions are in flight at once.
+	JudgeConcurrency int
+	ConfigPath       string
 	ByAuthor   bool   // print recall per truth author
 	Signals    string // a signals JSONL file (council learn --signals-out): adds acceptance
 
@@ -91,6 +93,7 @@ posted comments that were addressed or drew a positive reaction, overall and per
 	fl.IntVar(&opts.Bootstrap, "bootstrap", def.Bootstrap, "resamples for the confidence intervals (0: none)")
 	fl.Int64Var(&opts.Seed, "seed", def.Seed, "seed of the resampling: the same seed gives the same intervals")
 	fl.StringVar(&opts.Judge, "judge", "", "add tier L3: ask `provider:model` whether each same-file pair is the same issue")
+	fl.IntVar(&opts.JudgeConcurrency, "judge-concurrency", bench.DefaultJudgeConcurrency, "with --judge: how many questions to ask at once")
 	fl.StringVar(&opts.ConfigPath, "config", "", "config `FILE` for the defaults (default ./.council.yaml when present)")
 	fl.BoolVar(&opts.ByAuthor, "by-author", false, "also print the recall of each truth author's comments, per tier")
 	fl.StringVar(&opts.Signals, "signals", "", "add the acceptance of council's posted comments, from the signals JSONL `FILE` of council learn --signals-out")
@@ -110,6 +113,8 @@ func (o *BenchScoreOptions) validate() error {
 		return fmt.Errorf("--line-window %d: must be between 0 and 1000", o.LineWindow)
 	case o.Bootstrap < 0 || o.Bootstrap > maxBootstrap:
 		return fmt.Errorf("--bootstrap %d: must be between 0 and %d", o.Bootstrap, maxBootstrap)
+	case o.JudgeConcurrency < 1 || o.JudgeConcurrency > 64:
+		return fmt.Errorf("--judge-concurrency %d: must be between 1 and 64", o.JudgeConcurrency)
 	}
 	if o.Judge != "" {
 		if _, _, err := parseJudge(o.Judge); err != nil {
@@ -149,6 +154,7 @@ type judgeSpec struct {
 	Provider, Model string
 	CacheDir        string          // answers kept between runs of the same questions
 	Prices          provider.Prices // the built-in table, with the config's prices over it
+	Concurrency     int             // questions in flight at once
 }
 
 // newJudge makes the judge of --judge on the provider's real client.
@@ -162,7 +168,7 @@ var newJudge = func(f *Factory, spec judgeSpec) (scoreJudge, error) {
 		return nil, err
 	}
 	return bench.NewJudge(bench.JudgeOptions{
-		Client: client, Model: spec.Model, CacheDir: spec.CacheDir, Prices: spec.Prices,
+		Client: client, Model: spec.Model, CacheDir: spec.CacheDir, Prices: spec.Prices, Concurrency: spec.Concurrency,
 	}), nil
 }
 
@@ -229,7 +235,8 @@ func judgeRun(ctx context.Context, f *Factory, o *BenchScoreOptions, in bench.Sc
 		if err != nil {
 			return nil, err
 		}
-		if j, err = newJudge(f, judgeSpec{Provider: name, Model: model, CacheDir: filepath.Join(o.RunDir, "judge-cache"), Prices: prices}); err != nil {
+		if j, err = newJudge(f, judgeSpec{Provider: name, Model: model, CacheDir: filepath.Join(o.RunDir, "judge-cache"), Prices: prices,
+			Concurrency: o.JudgeConcurrency}); err != nil {
 			return nil, err
 		}
 	}

@@ -116,14 +116,15 @@ func TestNewCmdBenchScoreFlags(t *testing.T) {
 		want    BenchScoreOptions
 		wantErr string
 	}{
-		{name: "defaults", args: "runs/a --truth ds", want: BenchScoreOptions{RunDir: "runs/a", Truth: "ds", Bootstrap: 1000, Seed: 1}},
+		{name: "defaults", args: "runs/a --truth ds", want: BenchScoreOptions{RunDir: "runs/a", Truth: "ds", Bootstrap: 1000, Seed: 1, JudgeConcurrency: 4}},
 		{
 			name: "everything",
-			args: "runs/a --truth ds --out s.json --threshold 0.35 --line-window 5 --bootstrap 200 --seed 9 --judge anthropic:claude-haiku-4-5 --config c.yaml",
+			args: "runs/a --truth ds --out s.json --threshold 0.35 --line-window 5 --bootstrap 200 --seed 9 --judge anthropic:claude-haiku-4-5 --judge-concurrency 16 --config c.yaml",
 			want: BenchScoreOptions{RunDir: "runs/a", Truth: "ds", Out: "s.json", Threshold: 0.35, LineWindow: 5, Bootstrap: 200, Seed: 9,
-				Judge: "anthropic:claude-haiku-4-5", ConfigPath: "c.yaml"},
+				Judge: "anthropic:claude-haiku-4-5", JudgeConcurrency: 16, ConfigPath: "c.yaml"},
 		},
-		{name: "a zero threshold is allowed", args: "r --truth ds --threshold 0", want: BenchScoreOptions{RunDir: "r", Truth: "ds", Bootstrap: 1000, Seed: 1}},
+		{name: "a zero threshold is allowed", args: "r --truth ds --threshold 0", want: BenchScoreOptions{RunDir: "r", Truth: "ds", Bootstrap: 1000, Seed: 1, JudgeConcurrency: 4}},
+		{name: "judge concurrency range", args: "r --truth ds --judge-concurrency 0", wantErr: "--judge-concurrency 0: must be between 1 and 64"},
 		{name: "truth is required", args: "runs/a", wantErr: "--truth DATASET is required"},
 		{name: "one run directory", args: "--truth ds", wantErr: "accepts 1 arg(s)"},
 		{name: "threshold range", args: "r --truth ds --threshold 1.5", wantErr: "--threshold 1.5: must be between 0 and 1"},
