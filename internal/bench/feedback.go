@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/council-dev/council/internal/diff"
+	"github.com/council-dev/council/internal/source"
 )
 
 // An import from git (GitImporter) finds, on each merged branch, the first commit whose
@@ -51,11 +52,8 @@ func FeedbackPhrase(subject string, ignore []string) (string, bool) {
 	if notPersonReview.MatchString(subject) {
 		return "", false
 	}
-	lower := strings.ToLower(subject)
-	for _, l := range ignore {
-		if l = strings.ToLower(strings.TrimSpace(l)); l != "" && regexp.MustCompile(`\b`+regexp.QuoteMeta(l)+`\b`).MatchString(lower) {
-			return "", false
-		}
+	if namesIgnored(subject, ignore) {
+		return "", false
 	}
 	for _, re := range feedbackRules {
 		if m := re.FindString(subject); m != "" {
@@ -63,6 +61,66 @@ func FeedbackPhrase(subject string, ignore []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// appliedSuggestion is the subject GitHub gives the commit of review suggestions applied in
+// its web interface: "Apply suggestions from code review" for a batch, "Update <path>" (or
+// "Apply suggestion from @login") for one.
+var (
+	appliedSuggestion = regexp.MustCompile(`(?i)^\s*(apply suggestions? from (code review|@\S+)\s*$|update \S+$)`)
+	coAuthor          = regexp.MustCompile(`(?im)^co-authored-by:\s*(.*?)\s*<([^>]*)>\s*$`)
+)
+
+// githubCommitted reports whether GitHub made the commit in its web interface.
+func githubCommitted(c source.Commit) bool {
+	return strings.EqualFold(c.CommitterEmail, "noreply@github.com")
+}
+
+// mayAnswerReview is what a commit's subject and committer alone allow: whether it could
+// answer review once its message is read (AnswersReview).
+func mayAnswerReview(c source.Commit, ignore []string) bool {
+	if len(c.Parents) > 1 {
+		return false
+	}
+	if _, ok := FeedbackPhrase(c.Subject, ignore); ok {
+		return true
+	}
+	return githubCommitted(c) && appliedSuggestion.MatchString(c.Subject)
+}
+
+// AnswersReview reports whether a commit answers a person's review, and the words that say
+// so. A merge never does. Review suggestions applied on GitHub ("Apply suggestions from code
+// review", or "Update <path>" committed by GitHub) answer a review when the commit is
+// co-authored by a person other than its author who is not an AI reviewer or a bot (GitHub
+// credits the suggestions' authors so; Copilot Autofix's, or the author's own, are no one's
+// review). Any other commit answers review when its subject says so (FeedbackPhrase).
+func AnswersReview(c source.Commit, message string, ignore []string) (string, bool) {
+	if len(c.Parents) > 1 {
+		return "", false
+	}
+	if appliedSuggestion.MatchString(c.Subject) && (githubCommitted(c) || strings.HasPrefix(strings.ToLower(strings.TrimSpace(c.Subject)), "apply")) {
+		for _, m := range coAuthor.FindAllStringSubmatch(message, -1) {
+			name, email := strings.TrimSpace(m[1]), strings.ToLower(m[2])
+			if strings.EqualFold(name, c.Author) || notPersonReview.MatchString(name+" "+email) ||
+				strings.Contains(email, "[bot]") || namesIgnored(name+" "+email, ignore) {
+				continue
+			}
+			return strings.TrimSpace(c.Subject), true
+		}
+		return "", false
+	}
+	return FeedbackPhrase(c.Subject, ignore)
+}
+
+// namesIgnored reports whether text names one of the ignored logins, as a whole word.
+func namesIgnored(text string, ignore []string) bool {
+	lower := strings.ToLower(text)
+	for _, l := range ignore {
+		if l = strings.ToLower(strings.TrimSpace(l)); l != "" && regexp.MustCompile(`\b`+regexp.QuoteMeta(l)+`\b`).MatchString(lower) {
+			return true
+		}
+	}
+	return false
 }
 
 // feedbackKind is a feedback commit message's kind, by Classify's rules over the message
@@ -96,6 +154,7 @@ const (
 	DropAddedFile  = "a file the feedback added: nothing at head to point at"
 	DropNotAtHead  = "its lines are not in the file at head"
 	DropOutside    = "outside --paths"
+	DropUntouched  = "in a file the reviewed change does not touch"
 )
 
 // testDataDirs are directory names that hold test inputs and expected outputs, not code.

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/council-dev/council/internal/diff"
+	"github.com/council-dev/council/internal/source"
 )
 
 func TestFeedbackPhrase(t *testing.T) {
@@ -181,7 +182,7 @@ func TestPRFromMerge(t *testing.T) {
 	}
 	for msg, want := range map[string]pr{
 		"Merge pull request #13364 from nelljerram/dhcp-fix\n\nOpenStack: fix DHCP agent handling": {13364, "OpenStack: fix DHCP agent handling", "nelljerram"},
-		"Merge pull request #7 from acme/topic":                                                    {7, "Merge pull request #7 from acme/topic", "acme"},
+		"Merge pull request #7 from acme/topic":                                                    {7, "", "acme"},
 		"Merge branch 'topic' into 'main'\n\nAdd the cache\n\nSee merge request grp/proj!42":       {42, "Add the cache", ""},
 		"Merged in feature/x (pull request #12)\n\nAdd x":                                          {12, "Merged in feature/x (pull request #12)", ""},
 		"Merge branch 'topic'": {0, "Merge branch 'topic'", ""},
@@ -196,5 +197,33 @@ func TestPRFromMerge(t *testing.T) {
 	}
 	if got := GitSampleID("owner/repo", 0, "0123456789abcdef0123456789abcdef01234567"); got != "owner-repo-01234567" {
 		t.Errorf("id %q", got)
+	}
+}
+
+func TestAnswersReview(t *testing.T) {
+	t.Parallel()
+	web := func(subject string) source.Commit {
+		return source.Commit{Subject: subject, Author: "Dev One", CommitterEmail: "noreply@github.com"}
+	}
+	for _, tt := range []struct {
+		name    string
+		c       source.Commit
+		message string
+		want    bool
+	}{
+		{"a reviewer's suggestions", web("Apply suggestions from code review"), "Apply suggestions from code review\n\nCo-authored-by: Ann Lee <ann@example.com>", true},
+		{"one suggestion, from @login", web("Apply suggestion from @krajorama"), "x\n\nCo-authored-by: György <krajorama@users.noreply.github.com>", true},
+		{"one suggestion, Update <path>", web("Update tsdb/db.go"), "Update tsdb/db.go\n\nco-authored-by: Ann Lee <ann@example.com>", true},
+		{"the author's own suggestion", web("Apply suggestions from code review"), "x\n\nCo-authored-by: Dev One <dev@example.com>", false},
+		{"Copilot Autofix", web("Apply suggestions from code review"), "x\n\nCo-authored-by: Copilot Autofix powered by AI <62310815+github-advanced-security[bot]@users.noreply.github.com>", false},
+		{"an ignored login", web("Update a.go"), "x\n\nCo-authored-by: Helper <helperbot@example.com>", false},
+		{"no co-author", web("Update a.go"), "Update a.go", false},
+		{"an edit made locally", source.Commit{Subject: "Update a.go", Author: "Dev One"}, "Update a.go\n\nCo-authored-by: Ann <ann@example.com>", false},
+		{"a merge", source.Commit{Subject: "Address review comments", Parents: []string{"a", "b"}}, "Address review comments", false},
+		{"a subject that says so", source.Commit{Subject: "Address review comments"}, "Address review comments\n\nCo-Authored-By: Claude <noreply@anthropic.com>", true},
+	} {
+		if _, got := AnswersReview(tt.c, tt.message, []string{"helperbot"}); got != tt.want {
+			t.Errorf("%s: AnswersReview = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

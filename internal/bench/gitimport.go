@@ -25,6 +25,8 @@ type GitHistory interface {
 	History(ctx context.Context, rev string, visit func(source.Commit) error) error
 	Messages(ctx context.Context, shas []string) (map[string]string, error)
 	MergeBase(ctx context.Context, a, b string) (string, error)
+	// ChangedFiles lists the paths that differ between two commits (old and new of a rename).
+	ChangedFiles(ctx context.Context, from, to string) (map[string]bool, error)
 	// DiffRange is the diff between two commits with renames found.
 	DiffRange(ctx context.Context, from, to string) ([]diff.File, error)
 	ReadFile(ctx context.Context, rev, path string) ([]byte, error)
@@ -123,12 +125,12 @@ func LoadGitGraph(ctx context.Context, git GitHistory, rev string, shallow map[s
 func (g *GitGraph) Commits() int { return len(g.commits) }
 
 // MergedBranch is one merge of the default branch and what its branch says about review: the
-// branch's own commits, the first that answers review and the run of such commits it starts.
-// Skip says why it gives no sample, when it gives none.
+// branch's own commits, the first that answers review and the run of such commits it starts
+// (SelectFeedback fills those). Skip says why it gives no sample, when it gives none.
 type MergedBranch struct {
 	Merge    source.Commit
 	Parents  []string        // the merge's parents: the base before it, then the branch
-	Line     []source.Commit // the branch's first-parent line, oldest first
+	Line     []source.Commit // the branch's first-parent line, oldest first, with their parents
 	Head     int             // Line[Head] is the reviewed commit
 	Feedback []source.Commit // the feedback commits that follow it, up to the next other commit
 	Phrase   string          // what the first feedback commit's subject says
@@ -138,7 +140,8 @@ type MergedBranch struct {
 // Merges returns the merges of the default branch committed in [since, until) (a zero time
 // bounds nothing), newest first, each with its branch read: the branch's own line is the
 // first-parent chain of its second parent down to the first commit the base already had. A
-// commit answers review by FeedbackPhrase, ignoring ignore's logins; a merge commit never does.
+// branch none of whose commits could answer review by its subject alone is skipped with
+// SkipNoFeedback; the others need their messages read (SelectFeedback).
 func (g *GitGraph) Merges(since, until time.Time, ignore []string) []MergedBranch {
 	var out []MergedBranch
 	for pos, c := range g.chain {
@@ -158,14 +161,7 @@ func (g *GitGraph) Merges(since, until time.Time, ignore []string) []MergedBranc
 func (g *GitGraph) branch(pos int32, ignore []string) MergedBranch {
 	c := g.chain[pos]
 	ps := g.parents[c]
-	mb := MergedBranch{Merge: g.commits[c]}
-	for _, p := range ps {
-		if p < 0 {
-			mb.Parents = append(mb.Parents, "")
-			continue
-		}
-		mb.Parents = append(mb.Parents, g.commits[p].SHA)
-	}
+	mb := MergedBranch{Merge: g.commits[c], Parents: g.shas(ps)}
 	if len(ps) > 2 {
 		mb.Skip = fmt.Sprintf(skipOctopusPattern, len(ps)-1)
 		return mb
@@ -191,28 +187,51 @@ func (g *GitGraph) branch(pos int32, ignore []string) MergedBranch {
 			mb.Skip = SkipUnrelated
 			return mb
 		}
-		if xp[0] < 0 || g.intro[xp[0]] != pos {
-			if xp[0] < 0 {
-				mb.Skip = SkipShallow
-				return mb
-			}
+		if xp[0] < 0 {
+			mb.Skip = SkipShallow
+			return mb
+		}
+		if g.intro[xp[0]] != pos {
 			break
 		}
 		x = xp[0]
 	}
 	slices.Reverse(line)
-	feedback := func(i int) (string, bool) {
-		if len(g.parents[line[i]]) > 1 {
-			return "", false // a merge (of the base, say) answers no one
-		}
-		return FeedbackPhrase(g.commits[line[i]].Subject, ignore)
-	}
+	maybe := false
 	for _, x := range line {
-		mb.Line = append(mb.Line, g.commits[x])
+		lc := g.commits[x]
+		lc.Parents = g.shas(g.parents[x])
+		mb.Line = append(mb.Line, lc)
+		maybe = maybe || mayAnswerReview(lc, ignore)
+	}
+	if !maybe {
+		mb.Skip = SkipNoFeedback
+	}
+	return mb
+}
+
+// shas names commits by SHA; "" for one the clone does not have.
+func (g *GitGraph) shas(ids []int32) []string {
+	out := make([]string, len(ids))
+	for i, p := range ids {
+		if p >= 0 {
+			out[i] = g.commits[p].SHA
+		}
+	}
+	return out
+}
+
+// SelectFeedback finds, in a merged branch whose commits' messages msgs holds (by SHA), the
+// first commit that answers review (AnswersReview) and the run of such commits it starts. The
+// commit before it is the head. A branch with none, or whose first commit already answers, is
+// skipped.
+func SelectFeedback(mb MergedBranch, msgs map[string]string, ignore []string) MergedBranch {
+	if mb.Skip != "" {
+		return mb
 	}
 	first := -1
-	for i := range line {
-		if p, ok := feedback(i); ok {
+	for i, c := range mb.Line {
+		if p, ok := AnswersReview(c, msgs[c.SHA], ignore); ok {
 			first, mb.Phrase = i, p
 			break
 		}
@@ -226,11 +245,11 @@ func (g *GitGraph) branch(pos int32, ignore []string) MergedBranch {
 		return mb
 	}
 	mb.Head = first - 1
-	for i := first; i < len(line); i++ {
-		if _, ok := feedback(i); !ok {
+	for _, c := range mb.Line[first:] {
+		if _, ok := AnswersReview(c, msgs[c.SHA], ignore); !ok {
 			break
 		}
-		mb.Feedback = append(mb.Feedback, g.commits[line[i]])
+		mb.Feedback = append(mb.Feedback, c)
 	}
 	return mb
 }
@@ -256,13 +275,15 @@ var (
 
 // PRFromMerge reads a merge commit's message as GitHub, GitLab and Bitbucket write them: the
 // pull request's number, title and, for GitHub, the account it came from. A message that
-// names no pull request gives number 0 and its subject as the title.
+// names no pull request gives number 0 and its subject as the title; GitHub's without the
+// title line gives "".
 func PRFromMerge(message string) (number int, title, from string) {
 	subject, rest, _ := strings.Cut(strings.TrimSpace(message), "\n")
 	title = strings.TrimSpace(subject)
 	if m := githubMerge.FindStringSubmatch(subject); m != nil {
 		number, _ = strconv.Atoi(m[1])
 		from = m[2]
+		title = ""
 		for _, l := range strings.Split(rest, "\n") {
 			if l = strings.TrimSpace(l); l != "" {
 				title = l
@@ -300,41 +321,52 @@ func GitSampleID(name string, number int, merge string) string {
 	return strings.Trim(strings.ToLower(fmt.Sprintf("%s-%s-%s", owner, repo, merge[:8])), "-")
 }
 
-// Sample builds the sample of a merged branch that has feedback: base is the merge-base of
-// the reviewed commit with the merge's first parent, head the reviewed commit, merge the merge
-// commit, and truth one item per hunk of the diff from head to the last feedback commit of
-// the run, at head's lines. A branch whose every hunk is dropped is a *SkipError.
-func (im *GitImporter) Sample(ctx context.Context, mb MergedBranch) (Sample, error) {
+// Sample builds the sample of a merged branch once its messages say where the feedback is
+// (SelectFeedback, whose result it returns too): base is the merge-base of the reviewed commit
+// with the merge's first parent, head the reviewed commit, merge the merge commit, and truth
+// one item per hunk of the diff from head to the last feedback commit of the run, at head's
+// lines. A branch without feedback, or whose every hunk is dropped, is a *SkipError.
+func (im *GitImporter) Sample(ctx context.Context, mb MergedBranch) (Sample, MergedBranch, error) {
 	if mb.Skip != "" {
-		return Sample{}, &SkipError{Reason: mb.Skip}
+		return Sample{}, mb, &SkipError{Reason: mb.Skip}
 	}
-	head := mb.Line[mb.Head]
-	last := mb.Feedback[len(mb.Feedback)-1]
 	shas := []string{mb.Merge.SHA}
-	for _, c := range mb.Line[:mb.Head+len(mb.Feedback)+1] {
+	for _, c := range mb.Line {
 		shas = append(shas, c.SHA)
 	}
 	msgs, err := im.Git.Messages(ctx, shas)
 	if err != nil {
-		return Sample{}, err
+		return Sample{}, mb, err
 	}
+	if mb = SelectFeedback(mb, msgs, im.Ignore); mb.Skip != "" {
+		return Sample{}, mb, &SkipError{Reason: mb.Skip}
+	}
+	head := mb.Line[mb.Head]
+	last := mb.Feedback[len(mb.Feedback)-1]
 	base, err := im.Git.MergeBase(ctx, mb.Parents[0], head.SHA)
 	if err != nil {
-		return Sample{}, skipPR("no merge-base of the reviewed commit %s and the base: %v", shortCommit(head.SHA), err)
+		return Sample{}, mb, skipPR("no merge-base of the reviewed commit %s and the base: %v", shortCommit(head.SHA), err)
 	}
 	files, err := im.Git.DiffRange(ctx, head.SHA, last.SHA)
 	if err != nil {
-		return Sample{}, err
+		return Sample{}, mb, err
 	}
 	touched, err := im.touchedBy(ctx, mb)
 	if err != nil {
-		return Sample{}, err
+		return Sample{}, mb, err
 	}
-	truth, dropped, err := im.truth(ctx, mb, files, msgs, touched)
+	reviewed, err := im.Git.ChangedFiles(ctx, base, head.SHA)
 	if err != nil {
-		return Sample{}, err
+		return Sample{}, mb, err
+	}
+	truth, dropped, err := im.truth(ctx, mb, files, msgs, touched, reviewed)
+	if err != nil {
+		return Sample{}, mb, err
 	}
 	number, title, from := PRFromMerge(msgs[mb.Merge.SHA])
+	if title == "" {
+		title = mb.Line[0].Subject // GitHub's merge message without the title
+	}
 	s := Sample{
 		SampleVersion: SampleVersion,
 		ID:            GitSampleID(im.Repo.Name, number, mb.Merge.SHA),
@@ -344,12 +376,12 @@ func (im *GitImporter) Sample(ctx context.Context, mb MergedBranch) (Sample, err
 		Base: base, Head: head.SHA, Merge: mb.Merge.SHA, Truth: truth, Dropped: dropped,
 	}
 	if len(truth) == 0 {
-		return Sample{}, &SkipError{Reason: noTruthReason(dropped)}
+		return Sample{}, mb, &SkipError{Reason: noTruthReason(dropped)}
 	}
 	if err := s.Validate(); err != nil {
-		return Sample{}, fmt.Errorf("sample of merge %s: %w", shortCommit(mb.Merge.SHA), err)
+		return Sample{}, mb, fmt.Errorf("sample of merge %s: %w", shortCommit(mb.Merge.SHA), err)
 	}
-	return s, nil
+	return s, mb, nil
 }
 
 // touchedBy maps each path to the feedback commits that changed it, when the run has more
@@ -381,7 +413,7 @@ func (im *GitImporter) touchedBy(ctx context.Context, mb MergedBranch) (map[stri
 const maxHunkLines = 40
 
 func (im *GitImporter) truth(ctx context.Context, mb MergedBranch, files []diff.File, msgs map[string]string,
-	touched map[string][]int) ([]Truth, []Dropped, error) {
+	touched map[string][]int, reviewed map[string]bool) ([]Truth, []Dropped, error) {
 	head := mb.Line[mb.Head].SHA
 	last := mb.Feedback[len(mb.Feedback)-1].SHA
 	idPrefix := mb.Feedback[0].SHA[:10]
@@ -428,6 +460,12 @@ func (im *GitImporter) truth(ctx context.Context, mb MergedBranch, files []diff.
 				}
 				return diff.SplitLines(data)
 			})
+		}
+		if reason == "" && !reviewed[f.OldPath] {
+			// A line the reviewed diff does not show cannot be commented on: what the feedback
+			// changed there is the fallout of a request (call sites of a renamed helper), or
+			// work the review did not ask for.
+			reason = DropUntouched
 		}
 		if reason == "" {
 			data, err := im.Git.ReadFile(ctx, head, f.OldPath)

@@ -26,6 +26,9 @@ func (h memHistory) History(_ context.Context, _ string, visit func(source.Commi
 }
 func (memHistory) Messages(context.Context, []string) (map[string]string, error) { panic("not used") }
 func (memHistory) MergeBase(context.Context, string, string) (string, error)     { panic("not used") }
+func (memHistory) ChangedFiles(context.Context, string, string) (map[string]bool, error) {
+	panic("not used")
+}
 func (memHistory) DiffRange(context.Context, string, string) ([]diff.File, error) {
 	panic("not used")
 }
@@ -34,18 +37,31 @@ func (memHistory) ReadFile(context.Context, string, string) ([]byte, error) { pa
 // historyBuilder names commits by short names and gives each a SHA made of its name.
 type historyBuilder struct {
 	commits []source.Commit // oldest first
+	msgs    map[string]string
 	day     int
 }
 
 func sha(name string) string { return fmt.Sprintf("%040x", []byte(name))[:40] }
 
 func (b *historyBuilder) commit(name, subject string, parents ...string) {
+	b.commitBy(name, "dev", "dev@example.com", subject, parents...)
+}
+
+// commitBy makes a commit by author, committed as committerEmail says, with message (its
+// first line is the subject).
+func (b *historyBuilder) commitBy(name, author, committerEmail, message string, parents ...string) {
 	b.day++
-	c := source.Commit{SHA: sha(name), Subject: subject, Time: time.Date(2026, 1, b.day, 0, 0, 0, 0, time.UTC)}
+	subject, _, _ := strings.Cut(message, "\n")
+	c := source.Commit{SHA: sha(name), Subject: subject, Author: author, CommitterEmail: committerEmail,
+		Time: time.Date(2026, 1, b.day, 0, 0, 0, 0, time.UTC)}
 	for _, p := range parents {
 		c.Parents = append(c.Parents, sha(p))
 	}
 	b.commits = append(b.commits, c)
+	if b.msgs == nil {
+		b.msgs = map[string]string{}
+	}
+	b.msgs[c.SHA] = message
 }
 
 // log is the history as git log gives it: newest first, so the tip comes first.
@@ -101,9 +117,24 @@ func TestGitGraphMerges(t *testing.T) {
 	b.commit("b10a", "base of the stack", "m9")
 	b.commit("m10", "Merge pull request #10 from dev/stack-1", "m9", "b10a")
 	b.commit("b11a", "top of the stack", "b10a")
-	b.commit("b11b", "Apply suggestions from code review", "b11a")
+	b.commitBy("b11b", "dev", "noreply@github.com", "Apply suggestions from code review\n\nCo-authored-by: Alice <alice@example.com>", "b11a")
 	b.commit("m11", "Merge pull request #11 from dev/stack-2", "m10", "b11b")
-	b.commit("t", "a commit on main after the merges", "m11")
+	// #12: a suggestion a reviewer made, applied on GitHub, then more answers.
+	b.commit("b12a", "add z", "m11")
+	b.commitBy("b12b", "dev", "noreply@github.com", "Update z.go\n\nCo-authored-by: Bob Reviewer <bob@example.com>", "b12a")
+	b.commit("b12c", "Address review comments", "b12b")
+	b.commit("m12", "Merge pull request #12 from dev/z", "m11", "b12c")
+	// #13: Copilot Autofix's suggestions, applied.
+	b.commit("b13a", "add w", "m12")
+	b.commitBy("b13b", "dev", "noreply@github.com",
+		"Apply suggestions from code review\n\nCo-authored-by: Copilot Autofix powered by AI <62310815+github-advanced-security[bot]@users.noreply.github.com>", "b13a")
+	b.commit("m13", "Merge pull request #13 from dev/w", "m12", "b13b")
+	// #14: the author's own suggestions, applied; and an "Update" the author made on GitHub.
+	b.commit("b14a", "add v", "m13")
+	b.commitBy("b14b", "dev", "noreply@github.com", "Apply suggestions from code review\n\nCo-authored-by: dev <dev@example.com>", "b14a")
+	b.commitBy("b14c", "dev", "noreply@github.com", "Update v.go", "b14b")
+	b.commit("m14", "Merge pull request #14 from dev/v", "m13", "b14c")
+	b.commit("t", "a commit on main after the merges", "m14")
 
 	g, err := LoadGitGraph(context.Background(), b.log(), "main", nil)
 	if err != nil {
@@ -121,6 +152,7 @@ func TestGitGraphMerges(t *testing.T) {
 		names[c.SHA] = c.Subject
 	}
 	summarize := func(mb MergedBranch) got {
+		mb = SelectFeedback(mb, b.msgs, nil)
 		var out got
 		out.Skip = mb.Skip
 		if mb.Skip != "" {
@@ -162,12 +194,16 @@ func TestGitGraphMerges(t *testing.T) {
 		"#9":                       {Skip: SkipShallow},
 		"#10":                      {Skip: SkipNoFeedback},
 		"#11": {Line: []string{"top of the stack", "Apply suggestions from code review"}, Head: "top of the stack",
-			Feedback: []string{"Apply suggestions from code review"}, Phrase: "Apply suggestions"},
+			Feedback: []string{"Apply suggestions from code review"}, Phrase: "Apply suggestions from code review"},
+		"#12": {Line: []string{"add z", "Update z.go", "Address review comments"}, Head: "add z",
+			Feedback: []string{"Update z.go", "Address review comments"}, Phrase: "Update z.go"},
+		"#13": {Skip: SkipNoFeedback},
+		"#14": {Skip: SkipNoFeedback},
 	}
 	if diff := cmp.Diff(want, gotBy); diff != "" {
 		t.Errorf("merges (-want +got):\n%s", diff)
 	}
-	if strings.Join(order, " ") != "#11 #10 #9 #8 #7 #6 #5 Merge branches c1 and c2 #3 #2 #1" {
+	if strings.Join(order, " ") != "#14 #13 #12 #11 #10 #9 #8 #7 #6 #5 Merge branches c1 and c2 #3 #2 #1" {
 		t.Errorf("merges in order %v: want newest first", order)
 	}
 	if g.Commits() != len(b.commits) {
@@ -185,11 +221,11 @@ func TestGitGraphMerges(t *testing.T) {
 	}
 
 	// In a shallow clone, a commit at the depth hides its parents.
-	g, err = LoadGitGraph(context.Background(), b.log(), "main", map[string]bool{sha("b11a"): true})
+	g, err = LoadGitGraph(context.Background(), b.log(), "main", map[string]bool{sha("b12a"): true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mb := g.Merges(time.Time{}, time.Time{}, nil)[0]; mb.Skip != SkipShallow {
-		t.Errorf("#11 past the shallow boundary: skip %q, want %q", mb.Skip, SkipShallow)
+	if mb := g.Merges(time.Time{}, time.Time{}, nil)[2]; mb.Skip != SkipShallow {
+		t.Errorf("#12 past the shallow boundary: skip %q, want %q", mb.Skip, SkipShallow)
 	}
 }

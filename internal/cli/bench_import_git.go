@@ -147,7 +147,7 @@ func benchGitImportRun(ctx context.Context, f *Factory, o *BenchImportOptions) e
 			log.Record(bench.ImportEntry{Repo: repo.Name, Number: number, Merge: mb.Merge.SHA, ID: id})
 			held++
 		} else {
-			s, err := im.Sample(ctx, mb)
+			s, sel, err := im.Sample(ctx, mb)
 			var se *bench.SkipError
 			switch {
 			case errors.As(err, &se):
@@ -161,7 +161,7 @@ func benchGitImportRun(ctx context.Context, f *Factory, o *BenchImportOptions) e
 				log.Record(bench.ImportEntry{Repo: repo.Name, Number: number, Merge: mb.Merge.SHA, ID: s.ID})
 				imported++
 				held++
-				fb := mb.Feedback[0]
+				fb := sel.Feedback[0]
 				fmt.Fprintf(f.Err, "imported %s: %d truth items (%d dropped), head %s, feedback from %s %q by %s\n",
 					s.ID, len(s.Truth), len(s.Dropped), s.Head[:7], fb.SHA[:7], fb.Subject, s.Truth[0].Author)
 			}

@@ -84,22 +84,29 @@ func newFeedbackRepo(t *testing.T) feedbackRepo {
 	write("pkg/testdata/in.json", "{\"a\": 1}\n")
 	write("vendor/lib/lib.go", "package lib\n\nvar X = 1\n")
 	write("logo.png", "\x89PNG\r\n\x1a\n\x00\x00binary\x00")
+	write("other.go", "package cache\n\nvar other = 1\n")
 	commit("maintainer", "initial")
 
 	// #7: reviewed at "Add Cache.Lookup"; the feedback is two commits, then other work.
 	as("dev", "checkout", "-q", "-b", "topic")
 	write("cache.go", cache("\t\"fmt\"\n", lines("step", 20)+"\tlookup()\n"))
+	write("size.go", "package cache\n\nfunc limit(n int) int {\n\tif n > 10 {\n\t\treturn 10\n\t}\n\treturn n\n}\n\nfunc zero() int { return 0 }\n")
+	write("old.go", "package cache\n\n"+lines("legacy", 12)+"\tlegacy13()\n")
+	write("pkg/testdata/in.json", "{\"a\": 1, \"b\": 1}\n")
+	write("vendor/lib/lib.go", "package lib\n\nvar X = 1\n\nvar Y = 1\n")
+	write("logo.png", "\x89PNG\r\n\x1a\n\x00\x00binary2\x00")
 	r.pr7Head = commit("dev", "Add Cache.Lookup")
 	write("cache.go", cache("\t\"errors\"\n\t\"fmt\"\n", strings.Replace(lines("step", 20), "step15()", "step15(ctx)", 1)+"\tlookup()\n"))
-	write("size.go", "package cache\n\nfunc limit(n int) int {\n    if n > 10 {\n\t\treturn 10\n\t}\n\treturn n\n}\n") // whitespace only
-	write("pkg/testdata/in.json", "{\"a\": 2}\n")
-	write("vendor/lib/lib.go", "package lib\n\nvar X = 2\n")
+	write("size.go", "package cache\n\nfunc limit(n int) int {\n    if n > 10 {\n\t\treturn 10\n\t}\n\treturn n\n}\n\nfunc zero() int { return 0 }\n") // whitespace only
+	write("pkg/testdata/in.json", "{\"a\": 2, \"b\": 1}\n")
+	write("vendor/lib/lib.go", "package lib\n\nvar X = 2\n\nvar Y = 1\n")
 	write("logo.png", "\x89PNG\r\n\x1a\n\x00\x00other\x00")
 	write("new.go", "package cache\n\nfunc added() {}\n")
+	write("other.go", "package cache\n\nvar other = 2\n") // the review did not see this file
 	as("dev", "mv", "old.go", "renamed.go")
-	write("renamed.go", "package cache\n\n"+strings.Replace(lines("legacy", 12), "legacy07()", "legacy07(true)", 1))
+	write("renamed.go", "package cache\n\n"+strings.Replace(lines("legacy", 12), "legacy07()", "legacy07(true)", 1)+"\tlegacy13()\n")
 	commit("dev", "Address review comments")
-	write("size.go", "package cache\n\nfunc limit(n int) int {\n    if n >= 10 {\n\t\treturn 10\n\t}\n\treturn n\n}\n")
+	write("size.go", "package cache\n\nfunc limit(n int) int {\n    if n >= 10 {\n\t\treturn 10\n\t}\n\treturn n\n}\n\nfunc zero() int { return 0 }\n")
 	commit("rev", "fixup! Add Cache.Lookup")
 	write("cache.go", cache("\t\"errors\"\n\t\"fmt\"\n", strings.Replace(lines("step", 20), "step15()", "step15(ctx)", 1)+"\tlookup()\n\tmore()\n"))
 	commit("dev", "Add metrics")
@@ -162,7 +169,7 @@ func TestBenchImportGit(t *testing.T) {
 		t.Fatalf("exit %d\n%s", res.code, res.err)
 	}
 	for _, want := range []string{
-		"imported acme-widget-7: 3 truth items (5 dropped), head " + r.pr7Head[:7],
+		"imported acme-widget-7: 3 truth items (6 dropped), head " + r.pr7Head[:7],
 		"imported acme-widget-9: 1 truth items (0 dropped), head " + r.pr9Head[:7],
 		"skipped merge ", ": an octopus merge of 2 branches: no one branch to replay",
 		"skipped #11 (merge ", "every feedback hunk was dropped: 1 test data",
@@ -217,7 +224,7 @@ func TestBenchImportGit(t *testing.T) {
 		reasons = append(reasons, d.Reason)
 	}
 	slices.Sort(reasons)
-	if diff := cmp.Diff([]string{bench.DropAddedFile, "binary file", bench.DropImports, "test data", "vendored"}, slices.Compact(reasons)); diff != "" {
+	if diff := cmp.Diff([]string{bench.DropAddedFile, "binary file", bench.DropUntouched, bench.DropImports, "test data", "vendored"}, slices.Compact(reasons)); diff != "" {
 		t.Errorf("dropped reasons (-want +got):\n%s", diff)
 	}
 	checkTruthAtHead(t, r.dir, s)
