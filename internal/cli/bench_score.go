@@ -34,8 +34,8 @@ type BenchScoreOptions struct {
 	// JudgeConcurrency is how many judge questions are in flight at once.
 	JudgeConcurrency int
 	ConfigPath       string
-	ByAuthor   bool   // print recall per truth author
-	Signals    string // a signals JSONL file (council learn --signals-out): adds acceptance
+	ByAuthor         bool   // print recall per truth author
+	Signals          string // a signals JSONL file (council learn --signals-out): adds acceptance
 
 	thresholdSet bool       // --threshold was given (else the config's)
 	windowSet    bool       // --line-window was given
