@@ -38,7 +38,7 @@ def main():
         lines = ["# Case %s" % cid, "",
                  "Repository: %s (a local clone: /tmp/evalcache/%s)" % (case["repo"]["name"], case["repo"]["name"]),
                  "Change: %s..%s (`git -C /tmp/evalcache/%s diff %s %s`)" % (case["base"], case["head"], case["repo"]["name"], case["base"], case["head"]),
-                 "Commit message: %s" % (case["pr"]["title"] + ("\n\n" + case["pr"]["body"] if case["pr"]["body"] else "")), "",
+                 "Description: %s" % (case["pr"]["title"] + ("\n\n" + case["pr"]["body"] if case["pr"]["body"] else "")), "",
                  "## Findings (%d)" % len(items), ""]
         for item, f in items:
             where = f.get("path", "")
@@ -49,7 +49,7 @@ def main():
             if f.get("quote"):
                 lines += ["Quote:", "```", f["quote"], "```", ""]
         open(os.path.join(out, cid + ".md"), "w").write("\n".join(lines))
-        truth = ["# Known bug(s) of %s" % cid, ""] + ["- %s:%s — %s" % (t.get("path", ""), t.get("line", ""), t["body"]) for t in case["truth"]]
+        truth = ["# Ground truth of %s" % cid, ""] + ["- [%s] %s:%s — %s" % (t["id"], t.get("path", ""), t.get("line", ""), t["body"]) for t in case["truth"]]
         open(os.path.join(out, cid + ".truth.md"), "w").write("\n".join(truth) + "\n")
     json.dump(key, open(os.path.join(out, "key.json"), "w"), indent=1, sort_keys=True)
 
