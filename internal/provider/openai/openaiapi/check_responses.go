@@ -130,16 +130,29 @@ func checkResponsesTool(i int, t ResponsesTool) *Error {
 }
 
 // StrictSchemaProblem says why a function's parameters cannot be strict, in the service's
-// words, or "" when they can: strict mode wants every object to set additionalProperties to
-// false and to list every one of its properties in required (docStrict; the wording,
-// "In context=('properties', 'permissions'), 'additionalProperties' is required to be supplied
-// and to be false." and "In context=(), 'required' is required to be supplied and to be an
-// array including every key in properties. Missing 'params'.", observed:
-// https://github.com/lastmile-ai/openai-agents-mcp/issues/2, https://github.com/kevinwatt/mysql-mcp/issues/5).
+// words, or "" when they can. Strict mode wants every object to set additionalProperties to
+// false and to list every one of its properties in required, and supports a subset of JSON
+// Schema (docStrict: besides the structure, pattern and format for strings, multipleOf,
+// maximum, exclusiveMaximum, minimum and exclusiveMinimum for numbers, minItems and maxItems
+// for arrays; not minLength, maxLength, uniqueItems and the like). The wording, "In
+// context=('properties', 'permissions'), 'additionalProperties' is required to be supplied and
+// to be false.", "In context=(), 'required' is required to be supplied and to be an array
+// including every key in properties. Missing 'params'." and "In context=(…), 'minimum' is not
+// permitted.", was observed: https://github.com/lastmile-ai/openai-agents-mcp/issues/2,
+// https://github.com/kevinwatt/mysql-mcp/issues/5, https://github.com/liam-hq/liam/pull/1162.
 // Nodes are checked before their children, properties in the order the schema gives them.
-// The keywords strict mode does not support are not checked.
 func StrictSchemaProblem(schema json.RawMessage) string {
 	return strictProblem(schema, nil)
+}
+
+// strictKeywords are the keywords strict mode permits (docStrict).
+var strictKeywords = map[string]bool{
+	"type": true, "properties": true, "required": true, "additionalProperties": true, "items": true,
+	"enum": true, "const": true, "anyOf": true, "$ref": true, "$defs": true, "definitions": true,
+	"description": true, "title": true,
+	"pattern": true, "format": true,
+	"multipleOf": true, "maximum": true, "exclusiveMaximum": true, "minimum": true, "exclusiveMinimum": true,
+	"minItems": true, "maxItems": true,
 }
 
 func strictProblem(node json.RawMessage, ctx []string) string {
@@ -158,6 +171,11 @@ func strictProblem(node json.RawMessage, ctx []string) string {
 			if !slices.Contains(required, p) {
 				return fmt.Sprintf("In context=%s, 'required' is required to be supplied and to be an array including every key in properties. Missing '%s'.", pyTuple(ctx), p)
 			}
+		}
+	}
+	for _, kw := range objectKeys(node) {
+		if !strictKeywords[kw] {
+			return fmt.Sprintf("In context=%s, '%s' is not permitted.", pyTuple(ctx), kw)
 		}
 	}
 	var children map[string]json.RawMessage

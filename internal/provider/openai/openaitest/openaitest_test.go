@@ -114,6 +114,8 @@ func TestRules(t *testing.T) {
 			inMsg: "Invalid schema for function 'r': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'n'.", code: "invalid_function_parameters"},
 		{responses: true, name: "responses: strict with an open nested object", body: `{"model":"gpt-6.2-sol","tools":[{"type":"function","name":"r","strict":true,"parameters":` + nestedSch + `}],` + in + `}`, status: 400,
 			inMsg: "In context=('properties', 'f', 'items'), 'additionalProperties' is required to be supplied and to be false.", code: "invalid_function_parameters"},
+		{responses: true, name: "responses: strict with a keyword strict mode does not support", body: `{"model":"gpt-6.2-sol","tools":[{"type":"function","name":"r","strict":true,"parameters":{"type":"object","properties":{"s":{"type":"string","minLength":1}},"required":["s"],"additionalProperties":false}}],` + in + `}`, status: 400,
+			inMsg: "Invalid schema for function 'r': In context=('properties', 's'), 'minLength' is not permitted.", code: "invalid_function_parameters"},
 		{responses: true, name: "responses: not strict with an optional property", body: `{"model":"gpt-6.2-sol","tools":[{"type":"function","name":"r","strict":false,"parameters":` + openSch + `}],` + in + `}`, status: 200},
 		{responses: true, name: "responses: strict with every property required", body: `{"model":"gpt-6.2-sol","tools":[` + fnReport + `],` + in + `}`, status: 200},
 		{responses: true, name: "responses: required without tools", body: `{"model":"gpt-6.2-sol","tool_choice":"required",` + in + `}`, status: 400, inMsg: "Tool choice 'required' must be specified with 'tools' parameter."},
