@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/provider/openai"
 	"github.com/council-dev/council/internal/provider/openai/openaitest"
@@ -267,7 +268,7 @@ func TestResponsesBadInput(t *testing.T) {
 		{name: "a model that refuses tools", opts: []openaitest.Option{openaitest.WithModel("llama3:8b", 0), openaitest.WithoutTools("llama3:8b")},
 			model: "llama3:8b", tools: true, status: 400, want: []string{"does not support tools", "the model cannot call tools"}},
 		{name: "a model past its shutdown", opts: []openaitest.Option{openaitest.WithoutModel("gpt-4.1")}, official: true,
-			model: "gpt-4.1", status: 404, want: []string{"model_not_found", "OpenAI shuts gpt-4.1 down on 2027-01-14", "such as gpt-6.2-sol"}},
+			model: "gpt-4.1", status: 404, want: []string{"model_not_found", "OpenAI shuts gpt-4.1 down on 2027-01-14", "such as " + config.DefaultModel("openai")}},
 		{name: "a Responses-only model through a gateway on Chat Completions", chat: true, model: responsesModel, tools: true,
 			status: 400, want: []string{"use /v1/responses", "set COUNCIL_OPENAI_API=responses"}},
 		{name: "an unknown model on a compatible server", model: "llama9", status: 404, want: []string{"llama9", "check the model name and the base URL"}},
