@@ -218,6 +218,7 @@ type (
 	ToolCall         = openaiapi.ToolCall
 	Tool             = openaiapi.Tool
 	ResponsesRequest = openaiapi.ResponsesRequest
+	ResponsesTool    = openaiapi.ResponsesTool
 	Item             = openaiapi.Item
 )
 
