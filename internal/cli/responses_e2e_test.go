@@ -180,3 +180,17 @@ func TestReviewOpenAIBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestReviewBadOpenAIAPI: a COUNCIL_OPENAI_API council does not know stops the review before
+// any request, with one line naming the allowed values.
+func TestReviewBadOpenAIAPI(t *testing.T) {
+	t.Parallel()
+	repo := demoRepo(t)
+	fake := openaitest.New(t)
+	r := council(t, map[string]string{"OPENAI_API_KEY": fake.APIKey, "OPENAI_BASE_URL": fake.URL, "COUNCIL_OPENAI_API": "completions"},
+		"review", "--provider", "openai", "--repo", repo, "--base", "v1", "--head", "v2")
+	want := `council: set up openai provider: COUNCIL_OPENAI_API="completions": must be one of responses, chat, or unset to choose by the base URL` + "\n"
+	if r.code != ExitUsage || r.err != want || fake.Calls() != 0 {
+		t.Errorf("exit %d, %d requests, stderr %q; want exit %d, none, %q", r.code, fake.Calls(), r.err, ExitUsage, want)
+	}
+}

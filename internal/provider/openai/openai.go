@@ -495,7 +495,7 @@ func (c *Client) mapError(ctx context.Context, err error, raw *http.Response) er
 }
 
 // explain says what to do about the refusals whose remedy council knows: a model the key's
-// project may not use, a model past (or near) its shutdown date, a compatible server without
+// project may not use, a model past its shutdown date, a compatible server without
 // the Responses API, and a model without tools.
 func (c *Client) explain(model string, err error) error {
 	var bad *provider.BadRequestError
