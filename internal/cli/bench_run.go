@@ -357,14 +357,11 @@ func (r *benchRunner) sample(ctx context.Context, s bench.Sample) bench.RunSampl
 // clientFor is the client of the sample's provider, with retries, shared by every sample on
 // that provider and endpoint.
 func (r *benchRunner) clientFor(cfg config.Config) (provider.Client, error) {
-	s := settings(r.f.Getenv, cfg.Provider)
-	if cfg.BaseURL != "" {
-		s.BaseURL = cfg.BaseURL
-	}
+	s := configSettings(r.f.Getenv, cfg)
 	if s.APIKey == "" && s.BaseURL == "" {
 		return nil, fmt.Errorf("%s", credentialsHelp)
 	}
-	key := cfg.Provider + " " + s.BaseURL
+	key := cfg.Provider + " " + s.BaseURL + " " + s.API
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if c, ok := r.clients[key]; ok {

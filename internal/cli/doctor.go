@@ -11,10 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/doctor"
 	"github.com/council-dev/council/internal/engine"
 	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/provider/anthropic/anthropicapi"
+	"github.com/council-dev/council/internal/provider/openai"
 	"github.com/council-dev/council/internal/provider/openai/openaiapi"
 	"github.com/council-dev/council/internal/publish/markdown"
 	"github.com/council-dev/council/internal/report"
@@ -37,7 +39,8 @@ func NewCmdDoctor(f *Factory, runF func(context.Context, *DoctorOptions) error) 
 		Use:   "doctor",
 		Short: "Check the provider, model, requests and GitHub token council will use",
 		Long: `Check, one line each, what council review would work with: the repository's config and
-reviewer documents (from the base revision, as council review reads them), the model
+reviewer documents (from the base revision, as council review reads them), for OpenAI the
+API the review would speak (the Responses API or Chat Completions, and why), the model
 provider's key, each model the review would call (it exists, its output limit fits
 budget.max_output_tokens, it is not retired), a tool call with council's real tool schemas
 (forced where the model allows it), and the prompt cache. With --repo, the GitHub
@@ -56,7 +59,7 @@ Exit status: 0 when no check failed, 1 when one did, 2 for a usage error.`,
   council doctor --model claude-opus-5-5 --repo owner/name
 
   # no network: config, reviewers, git, and the request bodies council would send
-  council doctor --offline --provider openai --model gpt-5`,
+  council doctor --offline --provider openai`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := opts.validate(); err != nil {
@@ -72,7 +75,7 @@ Exit status: 0 when no check failed, 1 when one did, 2 for a usage error.`,
 	fl.StringVar(&opts.Dir, "dir", ".", "the repository `DIR` whose config council review would use")
 	fl.StringVar(&opts.ConfigPath, "config", "", "config `FILE` to use instead of the base revision's .council.yaml")
 	fl.StringVar(&opts.Provider, "provider", "", "model provider: "+strings.Join(providers, "|"))
-	fl.StringVar(&opts.Model, "model", "", "model name (default: config, else claude-sonnet-5-5 or gpt-4.1)")
+	fl.StringVar(&opts.Model, "model", "", "model name (default: config, else claude-sonnet-5-5 or gpt-6.2-sol)")
 	fl.StringVar(&opts.Repo, "repo", "", "check the GitHub credentials on `OWNER/NAME`")
 	fl.BoolVar(&opts.Offline, "offline", false, "send nothing: check config, reviewers, git and council's request bodies against the API's rules")
 	return cmd
@@ -105,9 +108,9 @@ func doctorRun(ctx context.Context, f *Factory, o *DoctorOptions) error {
 	})
 	print(lines...)
 	cfg := setup.Config
-	s := settings(f.Getenv, cfg.Provider)
-	if cfg.BaseURL != "" {
-		s.BaseURL = cfg.BaseURL
+	s := configSettings(f.Getenv, cfg)
+	if cfg.Provider == "openai" {
+		print(apiLine(s))
 	}
 	prices := provider.DefaultPrices().Merge(configPrices(cfg.Prices))
 	var spent provider.Usage
@@ -180,10 +183,18 @@ func doctorOffline(ctx context.Context, f *Factory, name string, setup doctor.Se
 				t.Models = openaiapi.KnownModels()
 			}
 			transport, api, base = t, "Chat Completions'", "http://offline.invalid/v1"
+			if openai.ChooseAPI(openai.API(s.API), s.BaseURL) == openai.APIResponses {
+				api = "the Responses API's"
+			}
 			if official(name, s.BaseURL) {
-				// The client writes its body for OpenAI's own endpoint (max_completion_tokens,
-				// reasoning_effort) by the base URL; the transport answers, nothing is sent.
+				// The client writes its body for OpenAI's own endpoint (the API it chooses,
+				// max_completion_tokens, reasoning_effort) by the base URL; the transport
+				// answers, nothing is sent.
 				base = "https://api.openai.com/v1"
+				if known, _ := openaiapi.KnownModels().Lookup(m); known.Shutdown != "" {
+					lines = append(lines, doctor.Line{Status: doctor.Warn, Check: "model " + m,
+						Text: fmt.Sprintf("OpenAI shuts it down on %s (https://developers.openai.com/api/docs/deprecations): move to a current model, such as %s, with --model or model: in .council.yaml", known.Shutdown, config.DefaultModel(name))})
+				}
 			}
 		default:
 			t := anthropicapi.Offline{}
@@ -202,7 +213,7 @@ func doctorOffline(ctx context.Context, f *Factory, name string, setup doctor.Se
 			lines = append(lines, doctor.Line{Status: doctor.Fail, Check: "requests for " + m, Text: fmt.Sprintf("could not build council's sample requests: %v", err)})
 			continue
 		}
-		client, err := f.NewClient(name, ProviderSettings{APIKey: "offline", BaseURL: base, HTTPClient: &http.Client{Transport: transport}, KeyEnv: s.KeyEnv})
+		client, err := f.NewClient(name, ProviderSettings{APIKey: "offline", BaseURL: base, HTTPClient: &http.Client{Transport: transport}, KeyEnv: s.KeyEnv, API: s.API})
 		if err != nil {
 			lines = append(lines, doctor.Line{Status: doctor.Fail, Check: "provider", Text: err.Error()})
 			continue
@@ -210,6 +221,27 @@ func doctorOffline(ctx context.Context, f *Factory, name string, setup doctor.Se
 		lines = append(lines, doctor.Offline(ctx, client, m, samples, api)...)
 	}
 	return lines
+}
+
+// apiLine says which OpenAI API the review will speak, where, and why.
+func apiLine(s ProviderSettings) doctor.Line {
+	const check = "openai api"
+	if err := checkOpenAIAPI(s.API); err != nil {
+		return doctor.Line{Status: doctor.Fail, Check: check, Text: err.Error()}
+	}
+	base := strings.TrimSuffix(s.BaseURL, "/")
+	if base == "" {
+		base = "https://api.openai.com/v1"
+	}
+	why := "chosen by the base URL; " + openAIAPIEnv + "=responses|chat or openai_api: in .council.yaml overrides it"
+	if s.API != "" {
+		why = "set by " + openAIAPIEnv + " or openai_api: in .council.yaml"
+	}
+	what := "Chat Completions, POST " + base + "/chat/completions"
+	if openai.ChooseAPI(openai.API(s.API), s.BaseURL) == openai.APIResponses {
+		what = "the Responses API, POST " + base + "/responses"
+	}
+	return doctor.Line{Status: doctor.OK, Check: check, Text: what + " (" + why + ")"}
 }
 
 // keyHelp says, on one line, how to give council the provider's key.

@@ -95,13 +95,26 @@ func openAIModel(req openaitest.Request) openaitest.Reply {
 	return openaitest.TextReply("ok")
 }
 
+// openAIResponsesModel answers the doctor's tool call on the Responses API.
+func openAIResponsesModel(req openaitest.ResponsesRequest) openaitest.Reply {
+	if name := req.ForcedFunction(); name != "" {
+		return openaitest.ToolReply(name, `{"findings": [], "summary": "ok"}`)
+	}
+	return openaitest.TextReply("ok")
+}
+
 func TestDoctorOnline(t *testing.T) {
 	t.Parallel()
 	repo := demoRepo(t)
 	anth := anthropictest.New(t, anthropictest.WithRespond(anthropicModel))
 	noCache := anthropictest.New(t, anthropictest.WithRespond(anthropicModel), anthropictest.WithMinCacheTokens(1<<30))
-	oai := openaitest.New(t, openaitest.WithRespond(openAIModel))
+	oai := openaitest.New(t, openaitest.WithRespond(openAIModel), openaitest.WithResponsesRespond(openAIResponsesModel))
 	local := openaitest.New(t, openaitest.WithNoAuth(), openaitest.WithoutPromptCache(), openaitest.WithModel("qwen2.5-coder", 0), openaitest.WithRespond(openAIModel))
+	chatOnly := openaitest.New(t, openaitest.WithoutResponsesAPI())
+	noAccess := openaitest.New(t, openaitest.WithoutAccess("gpt-6.2-sol"))
+	withOpenAI := func(f *openaitest.Server, api string) map[string]string {
+		return map[string]string{"OPENAI_API_KEY": f.APIKey, "OPENAI_BASE_URL": f.URL, "COUNCIL_OPENAI_API": api}
+	}
 	bigBudget := filepath.Join(t.TempDir(), "council.yaml")
 	if err := os.WriteFile(bigBudget, []byte("budget:\n  max_output_tokens: 70000\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -131,13 +144,39 @@ func TestDoctorOnline(t *testing.T) {
 			stderr: []string{"council: doctor's requests: Usage: 3 requests", "$0.0"},
 		},
 		{
-			name: "openai, all ok", env: map[string]string{"OPENAI_API_KEY": oai.APIKey, "OPENAI_BASE_URL": oai.URL}, code: ExitOK,
+			name: "openai on the Responses API, all ok", env: withOpenAI(oai, "responses"), code: ExitOK,
 			lines: [][]string{
-				{"ok   config", "provider openai, model gpt-4.1"},
+				{"ok   config", "provider openai, model gpt-6.2-sol"},
+				{"ok   openai api", "the Responses API, POST " + oai.URL + "/responses", "set by COUNCIL_OPENAI_API"},
 				{"ok   credentials", "openai accepted the key (OPENAI_API_KEY)"},
+				{"ok   model gpt-6.2-sol", "output limit 128000 tokens"},
+				{"ok   tool call"}, {"ok   prompt cache", "read"},
+			},
+		},
+		{
+			name: "openai on Chat Completions, chosen by the base URL", env: withOpenAI(oai, ""), args: []string{"--model", "gpt-4.1"}, code: ExitOK,
+			lines: [][]string{
+				{"ok   openai api", "Chat Completions, POST " + oai.URL + "/chat/completions", "chosen by the base URL"},
+				{"warn model gpt-4.1", "deprecated and retires on 2027-01-14"},
 				{"ok   model gpt-4.1", "output limit 32768 tokens"},
 				{"ok   tool call"}, {"ok   prompt cache"},
 			},
+		},
+		{
+			name: "a Responses-only model on Chat Completions", env: withOpenAI(oai, ""), code: ExitFindings,
+			lines: [][]string{{"fail tool call", "Function tools with reasoning_effort are not supported for gpt-6.2-sol", "set COUNCIL_OPENAI_API=responses"}},
+		},
+		{
+			name: "a server without the Responses API", env: withOpenAI(chatOnly, "responses"), args: []string{"--model", "gpt-4.1"}, code: ExitFindings,
+			lines: [][]string{{"fail tool call", "the server has no Responses API", "set COUNCIL_OPENAI_API=chat"}},
+		},
+		{
+			name: "a key without access to the model", env: withOpenAI(noAccess, "responses"), code: ExitFindings,
+			lines: [][]string{{"fail tool call", "403 model_not_found", "the API key's project may not use gpt-6.2-sol"}},
+		},
+		{
+			name: "a bad COUNCIL_OPENAI_API", env: withOpenAI(oai, "completions"), code: ExitFindings,
+			lines: [][]string{{"fail openai api", `COUNCIL_OPENAI_API="completions": must be one of responses, chat`}},
 		},
 		{
 			name: "wrong key", env: withAnthropic(anth, "sk-ant-wrong-key-123456"), code: ExitFindings,
@@ -237,26 +276,42 @@ func TestDoctorGitHub(t *testing.T) {
 func TestDoctorOffline(t *testing.T) {
 	t.Parallel()
 	repo := demoRepo(t)
-	for _, p := range []struct{ provider, model, api string }{
-		{"anthropic", "claude-sonnet-5-5", "the Messages API's rules"},
-		{"openai", "gpt-5", "Chat Completions' rules"},
+	chat := map[string]string{"COUNCIL_OPENAI_API": "chat"}
+	for _, p := range []struct {
+		provider, model, api string
+		env                  map[string]string
+		warn                 string // a warning line's check
+	}{
+		{"anthropic", "claude-sonnet-5-5", "the Messages API's rules", nil, ""},
+		// The default OpenAI model, on the Responses API api.openai.com gets.
+		{"openai", "", "the Responses API's rules", nil, ""},
+		{"openai", "gpt-5", "the Responses API's rules", nil, "warn model gpt-5"},
+		{"openai", "gpt-4.1", "Chat Completions' rules", chat, "warn model gpt-4.1"},
 		// Tools only with reasoning off: the body is written for OpenAI's own endpoint.
-		{"openai", "gpt-6-luna", "Chat Completions' rules"},
+		{"openai", "gpt-6-luna", "Chat Completions' rules", chat, ""},
 	} {
-		r := council(t, map[string]string{}, "doctor", "--dir", repo, "--offline", "--provider", p.provider, "--model", p.model)
+		args := []string{"doctor", "--dir", repo, "--offline", "--provider", p.provider}
+		model := p.model
+		if model == "" {
+			model = "gpt-6.2-sol"
+		} else {
+			args = append(args, "--model", model)
+		}
+		r := council(t, p.env, args...)
 		lines := doctorLines(t, r.out)
-		if r.code != ExitOK || !hasLine(lines, "ok   requests for "+p.model, "of the 17 kinds council sends pass "+p.api) ||
-			!hasLine(lines, "warn credentials", "no key") || strings.Contains(r.err, "Usage:") {
-			t.Errorf("%s: exit %d:\n%s%s", p.provider, r.code, r.out, r.err)
+		if r.code != ExitOK || !hasLine(lines, "ok   requests for "+model, "of the 17 kinds council sends pass "+p.api) ||
+			!hasLine(lines, "warn credentials", "no key") || strings.Contains(r.err, "Usage:") ||
+			(p.warn != "" && !hasLine(lines, p.warn, "OpenAI shuts it down on", "such as gpt-6.2-sol")) {
+			t.Errorf("%s %s: exit %d:\n%s%s", p.provider, model, r.code, r.out, r.err)
 		}
 	}
 
-	// A model that calls tools only through the Responses API fails with council's own words.
-	r := council(t, map[string]string{}, "doctor", "--dir", repo, "--offline", "--provider", "openai", "--model", "gpt-6.2-sol")
-	// One line for the one cause, naming the kinds it refused.
-	if lines := doctorLines(t, r.out); r.code != ExitFindings || !hasLine(lines, "fail requests for gpt-6.2-sol", "15 kinds (", "Responses API") ||
-		strings.Count(r.out, "fail requests for gpt-6.2-sol") != 1 {
-		t.Errorf("gpt-6.2-sol: exit %d:\n%s%s", r.code, r.out, r.err)
+	// A model that calls tools only through the Responses API, told to use Chat Completions,
+	// fails with council's own words: one line for the one cause, naming the kinds it refused.
+	r := council(t, chat, "doctor", "--dir", repo, "--offline", "--provider", "openai", "--model", "gpt-6.2-sol")
+	if lines := doctorLines(t, r.out); r.code != ExitFindings || !hasLine(lines, "fail requests for gpt-6.2-sol", "15 kinds (", "Responses API", "COUNCIL_OPENAI_API") ||
+		strings.Count(r.out, "fail requests for gpt-6.2-sol") != 1 || !hasLine(lines, "ok   openai api", "Chat Completions") {
+		t.Errorf("gpt-6.2-sol on Chat Completions: exit %d:\n%s%s", r.code, r.out, r.err)
 	}
 
 	cfg := filepath.Join(t.TempDir(), "council.yaml")

@@ -626,16 +626,22 @@ func TestReviewRecordReplayAndDryRun(t *testing.T) {
 func TestReviewOpenAICompatible(t *testing.T) {
 	t.Parallel()
 	repo := demoRepo(t)
-	// A local server without auth (Ollama, vLLM) answering JSON in a fenced text block.
-	fake := openaitest.New(t, openaitest.WithNoAuth(), openaitest.WithRespond(openAIDemoReply))
+	// A local server without auth (Ollama, vLLM) answering JSON in a fenced text block, on
+	// Chat Completions.
+	fake := openaitest.New(t, openaitest.WithNoAuth(), openaitest.WithModel("qwen2.5-coder", 0), openaitest.WithRespond(openAIDemoReply))
 	r := council(t, map[string]string{"OPENAI_BASE_URL": fake.URL},
-		"review", "--repo", repo, "--base", "v1", "--head", "v2", "--format", "json")
+		"review", "--repo", repo, "--base", "v1", "--head", "v2", "--format", "json", "--model", "qwen2.5-coder:32b")
 	if r.code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.err)
 	}
 	rep := decodeReport(t, []byte(r.out))
-	if rep.Reviewers[0].Model != "gpt-4.1" {
-		t.Errorf("model = %s, want the OpenAI default", rep.Reviewers[0].Model)
+	if rep.Reviewers[0].Model != "qwen2.5-coder:32b" {
+		t.Errorf("model = %s, want qwen2.5-coder:32b", rep.Reviewers[0].Model)
+	}
+	for _, p := range fake.Paths() {
+		if p != "POST /v1/chat/completions" {
+			t.Errorf("request to %s: a compatible server gets Chat Completions", p)
+		}
 	}
 	if f := findingTitled(t, rep, "Path traversal in /export"); !f.Anchored {
 		t.Errorf("finding from a text answer not anchored: %+v", f)
@@ -770,7 +776,7 @@ func TestReviewModelsAndReviewerSelection(t *testing.T) {
 		{"--model applies to every reviewer", []string{"--config", cfg, "--model", "claude-opus-5-5"},
 			map[string]string{"correctness": "claude-opus-5-5", "security": "claude-opus-5-5", "maintainability": "claude-opus-5-5"}},
 		{"--provider drops the other provider's models", []string{"--config", cfg, "--provider", "openai"},
-			map[string]string{"correctness": "gpt-4.1", "security": "gpt-4.1", "maintainability": "gpt-4.1"}},
+			map[string]string{"correctness": "gpt-6.2-sol", "security": "gpt-6.2-sol", "maintainability": "gpt-6.2-sol"}},
 		{"personas only", []string{"--config", write("p.yaml", "lenses: []\n"), "--personas", "../../examples/personas/casey.yaml"},
 			map[string]string{"casey": "claude-sonnet-5-5"}},
 	}

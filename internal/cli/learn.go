@@ -116,7 +116,7 @@ answer that cannot be used (the signals are kept in --signals-out).`,
 	fl.StringVar(&opts.CouncilLogin, "council-login", "", "with --repo: the `LOGIN` council posts as, such as council[bot] (default: the token's own)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "harvest and print the statistics; ask no model and write no learnings")
 	fl.StringVar(&opts.Provider, "provider", "", "model provider: "+strings.Join(providers, "|"))
-	fl.StringVar(&opts.Model, "model", "", "model name (default: claude-sonnet-5-5 or gpt-4.1)")
+	fl.StringVar(&opts.Model, "model", "", "model name (default: claude-sonnet-5-5 or gpt-6.2-sol)")
 	fl.StringVar(&opts.RecordDir, "record", "", "save every model exchange under `DIR`")
 	fl.StringVar(&opts.ReplayDir, "replay", "", "answer every model request from recordings in `DIR`, offline")
 	return cmd

@@ -126,7 +126,7 @@ credentials); 3 when the model failed or gave an answer that cannot be used.`,
 	fl.StringVar(&opts.Title, "title", "", "the persona's display name (default: NAME capitalized)")
 	fl.BoolVar(&opts.Anonymize, "anonymize", false, "store the persona's name instead of the login, everywhere in the document")
 	fl.StringVar(&opts.Provider, "provider", "", "model provider: "+strings.Join(providers, "|"))
-	fl.StringVar(&opts.Model, "model", "", "model name (default: claude-sonnet-5-5 or gpt-4.1)")
+	fl.StringVar(&opts.Model, "model", "", "model name (default: claude-sonnet-5-5 or gpt-6.2-sol)")
 	fl.StringVar(&opts.RecordDir, "record", "", "save every model exchange under `DIR`")
 	fl.StringVar(&opts.ReplayDir, "replay", "", "answer every model request from recordings in `DIR`, offline")
 	return cmd

@@ -103,7 +103,7 @@ sample could not be reviewed.`,
 	fl.BoolVar(&opts.Refresh, "refresh", false, "list the pull requests from GitHub whatever the cached listing's age")
 	fl.StringVar(&opts.Clone, "clone", "", "local clone `DIR` to read and fetch commits into (default: a cached clone)")
 	fl.StringVar(&opts.Provider, "provider", "", "model provider: "+strings.Join(providers, "|"))
-	fl.StringVar(&opts.Model, "model", "", "model name (default: claude-sonnet-5-5 or gpt-4.1)")
+	fl.StringVar(&opts.Model, "model", "", "model name (default: claude-sonnet-5-5 or gpt-6.2-sol)")
 	fl.StringVar(&opts.Judge, "judge", "", "add tier L3: ask `provider:model` whether each same-file pair is the same issue (as bench score --judge)")
 	fl.StringVar(&opts.RecordDir, "record", "", "save every model exchange under `DIR`/{build,lenses,with-persona}")
 	fl.StringVar(&opts.ReplayDir, "replay", "", "answer every model request from the recordings under `DIR`, offline")

@@ -79,6 +79,8 @@ reviewer in parallel, anchor each finding to the diff, merge duplicates, and pri
 
 The model provider comes from --provider, else .council.yaml, else whichever of
 ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL or OPENAI_API_KEY / OPENAI_BASE_URL is set.
+OpenAI's own API is spoken through its Responses API, any other OPENAI_BASE_URL through Chat
+Completions; COUNCIL_OPENAI_API=responses|chat (or openai_api: in .council.yaml) overrides.
 Configuration and reviewer documents are read from the base revision, never from the change.`,
 		Example: `  # in a checkout: HEAD against its merge-base with the default branch
   council review
@@ -87,7 +89,10 @@ Configuration and reviewer documents are read from the base revision, never from
   council review --repo ../svc --base v1.2.0 --head feature --format json --out review.json
 
   # OpenAI (or Ollama, vLLM, llama.cpp through OPENAI_BASE_URL), two lenses
-  council review --provider openai --model gpt-4.1 --lenses correctness,security
+  council review --provider openai --model gpt-6.2-sol --lenses correctness,security
+
+  # a server that speaks OpenAI's Responses API, not only Chat Completions
+  COUNCIL_OPENAI_API=responses OPENAI_BASE_URL=http://localhost:8000/v1 council review --provider openai
 
   # a GitHub pull request: print locally, or post the reviews on it
   council review --pr owner/repo#123
@@ -118,7 +123,7 @@ Configuration and reviewer documents are read from the base revision, never from
 	fl.StringVar(&opts.Base, "base", "", "base `REV` (default: merge-base of HEAD with origin/HEAD, else main or master)")
 	fl.StringVar(&opts.Head, "head", "HEAD", "head `REV`")
 	fl.StringVar(&opts.Provider, "provider", "", "model provider: "+strings.Join(providers, "|"))
-	fl.StringVar(&opts.Model, "model", "", "model name (default: config, else claude-sonnet-5-5 or gpt-4.1)")
+	fl.StringVar(&opts.Model, "model", "", "model name (default: config, else claude-sonnet-5-5 or gpt-6.2-sol)")
 	fl.StringSliceVar(&opts.Lenses, "lenses", nil, "lenses to run, comma-separated (default: correctness,security,maintainability)")
 	fl.StringSliceVar(&opts.Personas, "personas", nil, "persona `FILE`s to add, comma-separated")
 	fl.StringSliceVar(&opts.Formats, "format", []string{"markdown"}, "output formats: markdown|json|sarif|rdjson; several need --out-dir")
@@ -322,10 +327,7 @@ func prices(sess *engine.Session) provider.Prices {
 func startClient(ctx context.Context, f *Factory, o *ReviewOptions, sess *engine.Session, offline bool) (provider.Client, error) {
 	cfg := sess.Config
 	// Only local reads so far: stop here, before any model work, when no provider can be reached.
-	s := settings(f.Getenv, cfg.Provider)
-	if cfg.BaseURL != "" {
-		s.BaseURL = cfg.BaseURL
-	}
+	s := configSettings(f.Getenv, cfg)
 	if !offline && s.APIKey == "" && s.BaseURL == "" {
 		return nil, fmt.Errorf("%s", credentialsHelp)
 	}
@@ -539,7 +541,23 @@ func envProvider(getenv func(string) string) string {
 
 func settings(getenv func(string) string, name string) ProviderSettings {
 	if name == "openai" {
-		return ProviderSettings{APIKey: getenv("OPENAI_API_KEY"), BaseURL: getenv("OPENAI_BASE_URL"), KeyEnv: "OPENAI_API_KEY"}
+		return ProviderSettings{APIKey: getenv("OPENAI_API_KEY"), BaseURL: getenv("OPENAI_BASE_URL"), KeyEnv: "OPENAI_API_KEY", API: getenv(openAIAPIEnv)}
 	}
 	return ProviderSettings{APIKey: getenv("ANTHROPIC_API_KEY"), BaseURL: getenv("ANTHROPIC_BASE_URL"), KeyEnv: "ANTHROPIC_API_KEY"}
+}
+
+// openAIAPIEnv names the variable that chooses the OpenAI API: responses or chat.
+const openAIAPIEnv = "COUNCIL_OPENAI_API"
+
+// configSettings are the provider's settings with what the repository's config says over the
+// environment: base_url, and for OpenAI openai_api.
+func configSettings(getenv func(string) string, cfg config.Config) ProviderSettings {
+	s := settings(getenv, cfg.Provider)
+	if cfg.BaseURL != "" {
+		s.BaseURL = cfg.BaseURL
+	}
+	if cfg.Provider == "openai" && cfg.OpenAIAPI != "" {
+		s.API = cfg.OpenAIAPI
+	}
+	return s
 }

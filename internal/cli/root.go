@@ -48,6 +48,9 @@ type ProviderSettings struct {
 	HTTPClient *http.Client
 	// KeyEnv names where the key came from, for error messages.
 	KeyEnv string
+	// API is the OpenAI API to speak, "responses" or "chat" (COUNCIL_OPENAI_API, or openai_api:
+	// in .council.yaml); "" chooses by the base URL.
+	API string
 }
 
 // Main runs council with the process's arguments and returns its exit code.

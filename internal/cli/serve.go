@@ -88,7 +88,7 @@ func serveRun(ctx context.Context, f *Factory, o *ServeOptions) error {
 		NewClient: func(name string) (provider.Client, error) {
 			s := ProviderSettings{APIKey: cfg.AnthropicAPIKey, BaseURL: cfg.AnthropicBaseURL, KeyEnv: "ANTHROPIC_API_KEY"}
 			if name == "openai" {
-				s = ProviderSettings{APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL, KeyEnv: "OPENAI_API_KEY"}
+				s = ProviderSettings{APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL, KeyEnv: "OPENAI_API_KEY", API: cfg.OpenAIAPI}
 			}
 			if s.APIKey == "" && s.BaseURL == "" {
 				return nil, fmt.Errorf("the repository's config asks for %s, and the server has no %s: set it, or COUNCIL_PROVIDER to the provider it has", name, s.KeyEnv)

@@ -23,6 +23,7 @@ type Config struct {
 	Provider     string                      `yaml:"provider"`     // one of Providers
 	Model        string                      `yaml:"model"`        // DefaultModel(Provider) when the file leaves it empty
 	BaseURL      string                      `yaml:"base_url"`     // optional; else the provider's environment variable or default
+	OpenAIAPI    string                      `yaml:"openai_api"`   // one of OpenAIAPIs; "": COUNCIL_OPENAI_API, else by the base URL
 	Lenses       []string                    `yaml:"lenses"`       // built-in (or overridden) lenses to run, by name
 	Personas     []string                    `yaml:"personas"`     // persona files in the repo; empty: every file in .council/personas
 	Reviewers    map[string]ReviewerOverride `yaml:"reviewers"`    // per-reviewer overrides, by reviewer name
@@ -163,6 +164,9 @@ type Output struct {
 // Providers are the allowed values of provider.
 var Providers = []string{"anthropic", "openai"}
 
+// OpenAIAPIs are the allowed values of openai_api: the OpenAI API council speaks.
+var OpenAIAPIs = []string{"responses", "chat"}
+
 // Formats are the allowed values of output.format.
 var Formats = []string{"markdown", "json", "sarif", "rdjson"}
 
@@ -179,7 +183,7 @@ func DefaultModel(provider string) string {
 	case "anthropic":
 		return "claude-sonnet-5-5"
 	case "openai":
-		return "gpt-4.1"
+		return "gpt-6.2-sol"
 	}
 	return ""
 }
@@ -263,6 +267,9 @@ func (c Config) validate(doc *Document) error {
 		if msg := checkURL(c.BaseURL); msg != "" {
 			bad(msg, "base_url")
 		}
+	}
+	if c.OpenAIAPI != "" && !slices.Contains(OpenAIAPIs, c.OpenAIAPI) {
+		bad(oneOf(c.OpenAIAPI, OpenAIAPIs), "openai_api")
 	}
 	checkNames := func(key string, names []string) {
 		seen := map[string]bool{}

@@ -15,6 +15,7 @@ council_name: "Council of Claudes"
 provider: openai
 model: gpt-4.1-mini
 base_url: "https://llm.internal.example.com/v1"
+openai_api: responses
 lenses: [correctness, security]
 personas:
   - .council/personas/casey.yaml
@@ -85,6 +86,7 @@ func TestParseFull(t *testing.T) {
 		Provider:    "openai",
 		Model:       "gpt-4.1-mini",
 		BaseURL:     "https://llm.internal.example.com/v1",
+		OpenAIAPI:   "responses",
 		Lenses:      []string{"correctness", "security"},
 		Personas:    []string{".council/personas/casey.yaml", ".council/personas/nell.md"},
 		Reviewers: map[string]ReviewerOverride{
@@ -263,7 +265,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			in:   "council_name: x\nlense: [security]\n",
-			want: ".council.yaml:2:1: lense: unknown key (allowed: council_name, provider, model, base_url, lenses, personas, reviewers, concurrency, budget, prices, paths, comments, output, context_lines, instructions, rules, tools, validate, bench)",
+			want: ".council.yaml:2:1: lense: unknown key (allowed: council_name, provider, model, base_url, openai_api, lenses, personas, reviewers, concurrency, budget, prices, paths, comments, output, context_lines, instructions, rules, tools, validate, bench)",
 			key:  "lense",
 		},
 		{
@@ -475,6 +477,12 @@ func TestParseErrors(t *testing.T) {
 			in:   "base_url: ftp://example.com\n",
 			want: ".council.yaml:1:11: base_url: must be an http:// or https:// URL",
 			key:  "base_url",
+		},
+		{
+			name: "openai api",
+			in:   "openai_api: completions\n",
+			want: `.council.yaml:1:13: openai_api: "completions" is not one of responses, chat`,
+			key:  "openai_api",
 		},
 		{
 			name: "empty council name",

@@ -115,7 +115,7 @@ func Online(ctx context.Context, c provider.Client, t Target) (lines []Line, usa
 	switch {
 	case err != nil && isAuth(err):
 		return append(lines, Line{Fail, "credentials", err.Error()}), usage
-	case err != nil && isStatus(err, http.StatusNotFound):
+	case err != nil && isStatus(err, http.StatusNotFound) && !hinted(err):
 		return append(lines, Line{Fail, modelCheck, fmt.Sprintf("a request to %q was answered 404 (%v): name a model the server serves with --model or model: in .council.yaml", t.Model, err)}), usage
 	case err != nil:
 		return append(lines, Line{Fail, "tool call", fmt.Sprintf("%s refused council's review request: %v. Reviews on this model will fail the same way", t.Provider, err)}), usage
@@ -227,6 +227,13 @@ func isAuth(err error) bool {
 func isStatus(err error, status int) bool {
 	var b *provider.BadRequestError
 	return errors.As(err, &b) && b.Status == status
+}
+
+// hinted reports whether the client knew what to do about a refusal (a server without the API
+// asked for, a model past its shutdown): its error says it better than a guess from the status.
+func hinted(err error) bool {
+	var b *provider.BadRequestError
+	return errors.As(err, &b) && b.Hint != ""
 }
 
 // RepoAccesser reports what GitHub credentials may do on a repository.

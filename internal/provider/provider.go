@@ -37,6 +37,10 @@ const (
 	// made the calls, as the Messages API asks; other providers never produce them.
 	Thinking         BlockType = "thinking"
 	RedactedThinking BlockType = "redacted_thinking"
+	// Reasoning is an OpenAI reasoning item (Responses API) with its encrypted content: like
+	// thinking, it means nothing to council and goes back unchanged with the turn that made the
+	// calls, so that a conversation keeps the model's reasoning without OpenAI storing it.
+	Reasoning BlockType = "reasoning"
 )
 
 // Block is one piece of a message's content.
@@ -51,7 +55,8 @@ type Block struct {
 	Input     json.RawMessage `json:"input,omitempty"`       // ToolUse: its arguments
 	IsError   bool            `json:"is_error,omitempty"`    // ToolResult
 	Signature string          `json:"signature,omitempty"`   // Thinking (Text holds its text, often empty)
-	Data      string          `json:"data,omitempty"`        // RedactedThinking
+	Data      string          `json:"data,omitempty"`        // RedactedThinking; Reasoning's encrypted content
+	ID        string          `json:"id,omitempty"`          // Reasoning: the item's id
 }
 
 // AskTool is what a request that must end in a call of tool says at the end of its last user

@@ -18,6 +18,8 @@ func TestWithThinkingRoom(t *testing.T) {
 		{"claude-haiku-4-5", 1024, 64000, 1024},       // thinks only when asked
 		{"claude-opus-4-5", 1024, 0, 1024},
 		{"gpt-4.1", 1024, 0, 1024},
+		{"gpt-6.2-sol", 8192, 128000, 24576}, // OpenAI's GPT-6 models reason by default
+		{"gpt-6-luna-2026-09-22", 1024, 0, 3072},
 	} {
 		if got := WithThinkingRoom(tt.model, tt.answer, tt.limit); got != tt.want {
 			t.Errorf("WithThinkingRoom(%q, %d, %d) = %d, want %d", tt.model, tt.answer, tt.limit, got, tt.want)

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,8 +28,9 @@ type Config struct {
 	AnthropicBaseURL string `yaml:"ANTHROPIC_BASE_URL"`
 	OpenAIAPIKey     string `yaml:"OPENAI_API_KEY"`
 	OpenAIBaseURL    string `yaml:"OPENAI_BASE_URL"`
-	Provider         string `yaml:"COUNCIL_PROVIDER"` // anthropic or openai; else whichever key is set
-	Model            string `yaml:"COUNCIL_MODEL"`    // else the repository's .council.yaml, else the default
+	OpenAIAPI        string `yaml:"COUNCIL_OPENAI_API"` // responses or chat; else by the base URL
+	Provider         string `yaml:"COUNCIL_PROVIDER"`   // anthropic or openai; else whichever key is set
+	Model            string `yaml:"COUNCIL_MODEL"`      // else the repository's .council.yaml, else the default
 
 	Addr        string `yaml:"COUNCIL_ADDR"`         // --addr
 	DatabaseURL string `yaml:"COUNCIL_DATABASE_URL"` // --database-url
@@ -164,6 +166,9 @@ func (c *Config) Finish() error {
 	}
 	if c.Layout != "per-reviewer" && c.Layout != "consolidated" {
 		return fmt.Errorf("COUNCIL_LAYOUT %q: must be per-reviewer or consolidated", c.Layout)
+	}
+	if c.OpenAIAPI != "" && !slices.Contains(config.OpenAIAPIs, c.OpenAIAPI) {
+		return fmt.Errorf("COUNCIL_OPENAI_API %q: must be one of %s, or unset to choose by the base URL", c.OpenAIAPI, strings.Join(config.OpenAIAPIs, ", "))
 	}
 	for name, n := range map[string]int{"COUNCIL_WORKERS": c.Workers, "COUNCIL_INSTALLATION_CONCURRENCY": c.InstallationConcurrency,
 		"COUNCIL_MAX_MODEL_CALLS": c.MaxModelCalls, "COUNCIL_MAX_ATTEMPTS": c.MaxAttempts} {

@@ -94,6 +94,7 @@ func TestLoadConfigFinish(t *testing.T) {
 		},
 		{name: "bad role", env: fullEnv("COUNCIL_ROLE", "nope"), wantErr: "must be one of all, web, worker"},
 		{name: "bad layout", env: fullEnv("COUNCIL_LAYOUT", "flat"), wantErr: "must be per-reviewer or consolidated"},
+		{name: "bad OpenAI API", env: fullEnv("COUNCIL_OPENAI_API", "completions"), wantErr: `COUNCIL_OPENAI_API "completions": must be one of responses, chat`},
 		{name: "bad provider", env: fullEnv("COUNCIL_PROVIDER", "gemini"), wantErr: "must be anthropic or openai"},
 		{name: "no webhook secret", env: fullEnv("GITHUB_WEBHOOK_SECRET", ""), wantErr: "GITHUB_WEBHOOK_SECRET is not set"},
 		{name: "no app id", env: fullEnv("GITHUB_APP_ID", ""), wantErr: "GITHUB_APP_ID is not set"},

@@ -1,9 +1,10 @@
-// Package openai is the provider.Client for OpenAI's Chat Completions API and the servers that
-// speak it (Ollama, vLLM, llama.cpp, gateways), on the official SDK. It is the only package that
-// imports the OpenAI SDK. It maps the neutral request onto chat messages and function tools,
+// Package openai is the provider.Client for OpenAI: the Responses API on OpenAI's own endpoint,
+// and Chat Completions for the servers that speak it (Ollama, vLLM, llama.cpp, gateways), on the
+// official SDK; Options.API overrides the choice. It is the only package that imports the
+// OpenAI SDK. It maps the neutral request onto each API's items or messages and function tools,
 // the answer and its usage back (converting to the neutral, Anthropic-style accounting), and
-// the API's errors onto provider's typed errors. It never retries (provider.WithRetry does)
-// and never reads the environment: the caller passes the key and base URL.
+// the APIs' errors onto provider's typed errors. It never retries (provider.WithRetry does)
+// and never reads the environment: the caller passes the key, base URL and API.
 package openai
 
 import (
@@ -22,6 +23,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/council-dev/council/internal/provider"
@@ -50,12 +52,42 @@ type Options struct {
 	Name string
 	// KeyEnv names where the key came from, for error messages; default OPENAI_API_KEY.
 	KeyEnv string
+	// API is the API to speak; APIAuto chooses by BaseURL (ChooseAPI).
+	API API
 }
 
-// Client sends requests to a Chat Completions endpoint.
+// API is an OpenAI API a Client speaks.
+type API string
+
+// The APIs, as COUNCIL_OPENAI_API and openai_api: in .council.yaml name them.
+const (
+	APIAuto      API = ""          // by the base URL: ChooseAPI
+	APIResponses API = "responses" // POST {base}/responses
+	APIChat      API = "chat"      // POST {base}/chat/completions
+)
+
+// ChooseAPI is the API a client speaks: api when set, else the Responses API on OpenAI's own
+// endpoint, where the current models call tools only through it
+// (https://developers.openai.com/api/docs/guides/deployment-checklist), and Chat Completions
+// on any other server, the API every compatible server speaks.
+func ChooseAPI(api API, baseURL string) API {
+	switch {
+	case api != APIAuto:
+		return api
+	case baseURL == "" || isOfficial(baseURL):
+		return APIResponses
+	default:
+		return APIChat
+	}
+}
+
+// Client sends requests to a Chat Completions or Responses endpoint.
 type Client struct {
 	chat   sdk.ChatCompletionService
+	resp   responses.ResponseService
 	models sdk.ModelService
+	api    API
+	base   string
 	name   string
 	key    string
 	keyEnv string
@@ -66,9 +98,10 @@ type Client struct {
 
 var _ provider.Client = (*Client)(nil)
 
-// New returns a Client. It builds the SDK's chat service directly instead of a full SDK
-// client, whose defaults read OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_ORG_ID and more from
-// the environment: what Options say is all that is sent. The SDK's own retries are off.
+// New returns a Client. It builds the SDK's services directly instead of a full SDK client,
+// whose defaults read OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_ORG_ID and more from the
+// environment: what Options say is all that is sent. The SDK's own retries are off. An API
+// other than the three named is taken as APIAuto: the caller validates what the user gave.
 func New(o Options) *Client {
 	timeout := o.Timeout
 	if timeout <= 0 {
@@ -91,7 +124,10 @@ func New(o Options) *Client {
 	}
 	c := &Client{
 		chat:     sdk.NewChatCompletionService(opts...),
+		resp:     responses.NewResponseService(opts...),
 		models:   sdk.NewModelService(opts...),
+		api:      APIChat,
+		base:     strings.TrimSuffix(base, "/"),
 		name:     o.Name,
 		key:      o.APIKey,
 		keyEnv:   o.KeyEnv,
@@ -102,6 +138,9 @@ func New(o Options) *Client {
 	}
 	if c.keyEnv == "" {
 		c.keyEnv = "OPENAI_API_KEY"
+	}
+	if o.API == APIResponses || (o.API != APIChat && ChooseAPI(APIAuto, base) == APIResponses) {
+		c.api = APIResponses
 	}
 	return c
 }
@@ -117,6 +156,9 @@ var reasoningModel = regexp.MustCompile(`^(?:[\w.-]+/)?(?:o\d|gpt-[5-9])`)
 
 // Complete sends req and returns the answer, or a typed error from provider.
 func (c *Client) Complete(ctx context.Context, req provider.Request) (provider.Response, error) {
+	if c.api == APIResponses {
+		return c.completeResponses(ctx, req)
+	}
 	params, err := c.newParams(req)
 	if err != nil {
 		return provider.Response{}, &provider.BadRequestError{Provider: c.name, Msg: err.Error()}
@@ -127,37 +169,46 @@ func (c *Client) Complete(ctx context.Context, req provider.Request) (provider.R
 	var raw *http.Response
 	completion, err := c.chat.New(ctx, params, option.WithResponseInto(&raw))
 	if err != nil {
-		return provider.Response{}, c.mapError(ctx, err, raw)
+		return provider.Response{}, c.explain(req.Model, c.mapError(ctx, err, raw))
 	}
 	return c.newResponse(req.Model, completion)
 }
 
 // Model asks the models endpoint about a model (GET {base}/models/{model}): whether the key may
-// use it. OpenAI's answer says nothing of limits or lifecycle. Errors are typed as Complete's
-// are: a model that does not exist is a BadRequestError with status 404, and so is a server
-// without the endpoint.
+// use it, and its shutdown_date when OpenAI has announced one
+// (https://developers.openai.com/api/docs/deprecations), which makes it deprecated. OpenAI's
+// answer says nothing of limits. Errors are typed as Complete's are: a model that does not
+// exist is a BadRequestError with status 404, and so is a server without the endpoint.
 func (c *Client) Model(ctx context.Context, id string) (provider.ModelInfo, error) {
 	var raw *http.Response
 	m, err := c.models.Get(ctx, id, option.WithResponseInto(&raw))
 	if err != nil {
-		return provider.ModelInfo{}, c.mapError(ctx, err, raw)
+		return provider.ModelInfo{}, c.explain(id, c.mapError(ctx, err, raw))
 	}
-	return provider.ModelInfo{ID: m.ID}, nil
+	info := provider.ModelInfo{ID: m.ID}
+	var lifecycle struct {
+		Shutdown string `json:"shutdown_date"`
+	}
+	if json.Unmarshal([]byte(m.RawJSON()), &lifecycle) == nil && lifecycle.Shutdown != "" {
+		if t, err := time.Parse(time.DateOnly, lifecycle.Shutdown); err == nil {
+			info.Lifecycle, info.RetiresAt = "deprecated", t
+		}
+	}
+	return info, nil
 }
 
 // knownModels says which GPT-6 models hold function tools to their reasoning effort.
 var knownModels = openaiapi.KnownModels()
 
-// responsesHint says what to use instead of a model that calls tools only through the
-// Responses API.
-const responsesHint = "use gpt-6-luna or gpt-6-sol (tools on Chat Completions with reasoning off), gpt-4.1 (until its shutdown on 2027-01-14), or an Anthropic model"
+// responsesHint says how to reach a model that calls tools only through the Responses API.
+const responsesHint = "leave COUNCIL_OPENAI_API unset (api.openai.com gets the Responses API) or set it to responses, and openai_api: responses in .council.yaml if it names chat"
 
 // toolRules applies, on OpenAI's own endpoint, the rules GPT-6 models set for function tools
 // on Chat Completions (openaiapi.Model's flags cite the pages). A model that calls tools only
-// through the Responses API, which council does not speak yet, is refused before anything is
-// sent; one that calls them only with reasoning_effort "none" gets it, which turns its
-// reasoning off (the output limit stays max_completion_tokens, which OpenAI's endpoint takes
-// for every model). A compatible server serving a model by the same name keeps its own rules.
+// through the Responses API is refused before anything is sent; one that calls them only with
+// reasoning_effort "none" gets it, which turns its reasoning off (the output limit stays
+// max_completion_tokens, which OpenAI's endpoint takes for every model). A compatible server
+// serving a model by the same name keeps its own rules.
 func (c *Client) toolRules(req provider.Request, p *sdk.ChatCompletionNewParams) error {
 	if !c.official || len(req.Tools) == 0 {
 		return nil
@@ -166,7 +217,7 @@ func (c *Client) toolRules(req provider.Request, p *sdk.ChatCompletionNewParams)
 	switch {
 	case m.ToolsNeedResponses:
 		return &provider.BadRequestError{Provider: c.name, Hint: responsesHint,
-			Msg: fmt.Sprintf("%s calls tools only through OpenAI's Responses API, which council does not use yet", req.Model)}
+			Msg: fmt.Sprintf("%s calls tools only through OpenAI's Responses API, and council was told to use Chat Completions", req.Model)}
 	case m.ToolsNeedNoReasoning:
 		p.ReasoningEffort = shared.ReasoningEffortNone
 	}
@@ -185,17 +236,14 @@ func (c *Client) newParams(req provider.Request) (sdk.ChatCompletionNewParams, e
 			p.MaxTokens = param.NewOpt(int64(req.MaxTokens))
 		}
 	}
-	if len(req.System) > 0 {
+	system, err := systemText(req.System)
+	if err != nil {
+		return p, err
+	}
+	if system != "" {
 		// One system message: several, or content parts, are not understood by every
-		// compatible server. The blocks are joined with a blank line.
-		texts := make([]string, 0, len(req.System))
-		for _, b := range req.System {
-			if b.Type != provider.Text {
-				return p, fmt.Errorf("system block of type %q: only text is allowed", b.Type)
-			}
-			texts = append(texts, b.Text)
-		}
-		p.Messages = append(p.Messages, sdk.SystemMessage(strings.Join(texts, "\n\n")))
+		// compatible server.
+		p.Messages = append(p.Messages, sdk.SystemMessage(system))
 	}
 	for i, m := range req.Messages {
 		msgs, err := newMessages(m)
@@ -209,18 +257,8 @@ func (c *Client) newParams(req provider.Request) (sdk.ChatCompletionNewParams, e
 		if t.Description != "" {
 			fn.Description = param.NewOpt(t.Description)
 		}
-		if len(bytes.TrimSpace(t.InputSchema)) > 0 {
-			// Raw values, which the SDK's encoder writes as they are: decoded into Go values, a
-			// number would become a json.Number, which it writes as a string, and the service
-			// refuses a schema that is no longer valid JSON Schema.
-			var m map[string]json.RawMessage
-			if err := json.Unmarshal(t.InputSchema, &m); err != nil || m == nil {
-				return p, fmt.Errorf("tool %s: input schema is not a JSON object", t.Name)
-			}
-			fn.Parameters = make(shared.FunctionParameters, len(m))
-			for k, v := range m {
-				fn.Parameters[k] = v
-			}
+		if fn.Parameters, err = parameters(t); err != nil {
+			return p, err
 		}
 		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(fn))
 	}
@@ -233,6 +271,46 @@ func (c *Client) newParams(req provider.Request) (sdk.ChatCompletionNewParams, e
 		p.ToolChoice = sdk.ChatCompletionToolChoiceOptionUnionParam{OfAuto: param.NewOpt(string(sdk.ChatCompletionToolChoiceOptionAutoRequired))}
 	}
 	return p, nil
+}
+
+// systemText joins the system blocks with a blank line.
+func systemText(blocks []provider.Block) (string, error) {
+	texts := make([]string, 0, len(blocks))
+	for _, b := range blocks {
+		if b.Type != provider.Text {
+			return "", fmt.Errorf("system block of type %q: only text is allowed", b.Type)
+		}
+		texts = append(texts, b.Text)
+	}
+	return strings.Join(texts, "\n\n"), nil
+}
+
+// parameters is a tool's input schema as the SDK's parameters map, nil for a tool without one.
+// The values stay raw, which the SDK's encoder writes as they are: decoded into Go values, a
+// number would become a json.Number, which it writes as a string, and the service refuses a
+// schema that is no longer valid JSON Schema.
+func parameters(t provider.Tool) (map[string]any, error) {
+	if len(bytes.TrimSpace(t.InputSchema)) == 0 {
+		return nil, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(t.InputSchema, &m); err != nil || m == nil {
+		return nil, fmt.Errorf("tool %s: input schema is not a JSON object", t.Name)
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out, nil
+}
+
+// resultText is a tool result as the model reads it. Neither API has an error flag on a
+// tool's output: a refused call's result says so in its first word.
+func resultText(b provider.Block) string {
+	if b.IsError {
+		return "error: " + b.Text
+	}
+	return b.Text
 }
 
 // newMessages maps one neutral message onto chat messages. A user message's tool results
@@ -250,28 +328,20 @@ func newMessages(m provider.Message) ([]sdk.ChatCompletionMessageParamUnion, err
 			if m.Role != provider.User {
 				return nil, fmt.Errorf("tool result in a %s message", m.Role)
 			}
-			content := b.Text
-			if b.IsError {
-				// Chat Completions has no error flag on a tool result.
-				content = "error: " + content
-			}
-			out = append(out, sdk.ToolMessage(content, b.ToolUseID))
+			out = append(out, sdk.ToolMessage(resultText(b), b.ToolUseID))
 		case provider.ToolUse:
 			if m.Role != provider.Assistant {
 				return nil, fmt.Errorf("tool use in a %s message", m.Role)
 			}
-			args := string(bytes.TrimSpace(b.Input))
-			if args == "" {
-				args = "{}"
-			}
 			calls = append(calls, sdk.ChatCompletionMessageToolCallUnionParam{
 				OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
 					ID:       b.ToolUseID,
-					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: args},
+					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: callArguments(b.Input)},
 				},
 			})
-		case provider.Thinking, provider.RedactedThinking:
-			// Anthropic's; a conversation never carries them to Chat Completions.
+		case provider.Thinking, provider.RedactedThinking, provider.Reasoning:
+			// Anthropic's, and the Responses API's; a conversation never carries them to Chat
+			// Completions.
 		default:
 			return nil, fmt.Errorf("unknown block type %q", b.Type)
 		}
@@ -330,6 +400,15 @@ func (c *Client) newResponse(model string, cc *sdk.ChatCompletion) (provider.Res
 		})
 	}
 	return resp, nil
+}
+
+// callArguments is a call's arguments as they go back to the API: the JSON as it came, "{}"
+// for none.
+func callArguments(input json.RawMessage) string {
+	if args := string(bytes.TrimSpace(input)); args != "" {
+		return args
+	}
+	return "{}"
 }
 
 // arguments keeps a call's arguments as raw JSON. Models do produce invalid JSON: it is kept
@@ -395,6 +474,9 @@ func (c *Client) mapError(ctx context.Context, err error, raw *http.Response) er
 		return &provider.QuotaError{Provider: c.name, Msg: msg}
 	case status == http.StatusTooManyRequests:
 		return &provider.RateLimitError{Provider: c.name, RetryAfter: retryAfter, Msg: detail}
+	case status == http.StatusForbidden && code == "model_not_found":
+		// The key is fine: its project may not use the model (explain says what to do).
+		return &provider.BadRequestError{Provider: c.name, Status: status, Type: code, Msg: msg}
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return &provider.AuthError{Provider: c.name, Status: status, Msg: detail, KeyEnv: c.keyEnv}
 	case status == http.StatusServiceUnavailable:
@@ -411,6 +493,35 @@ func (c *Client) mapError(ctx context.Context, err error, raw *http.Response) er
 		return &provider.BadRequestError{Provider: c.name, Status: status, Type: t, Msg: msg}
 	}
 }
+
+// explain says what to do about the refusals whose remedy council knows: a model the key's
+// project may not use, a model past its shutdown date, a compatible server without
+// the Responses API, and a model without tools.
+func (c *Client) explain(model string, err error) error {
+	var bad *provider.BadRequestError
+	if !errors.As(err, &bad) {
+		return err
+	}
+	known, _ := knownModels.Lookup(model)
+	switch {
+	case bad.Status == http.StatusForbidden:
+		bad.Hint = fmt.Sprintf("the API key's project may not use %s: allow it in the project's model settings on platform.openai.com, or name another model with --model or model: in .council.yaml", model)
+	case bad.Status == http.StatusNotFound && c.official && known.Shutdown != "":
+		bad.Hint = fmt.Sprintf("OpenAI shuts %s down on %s (https://developers.openai.com/api/docs/deprecations): name a current model, such as %s, with --model or model: in .council.yaml", model, known.Shutdown, currentModel)
+	case bad.Status == http.StatusNotFound && c.api == APIResponses && !c.official && bad.Type != "model_not_found" && !strings.Contains(bad.Msg, model):
+		bad.Hint = fmt.Sprintf("the server has no Responses API (POST %s/responses): set COUNCIL_OPENAI_API=chat, or openai_api: chat in .council.yaml", c.base)
+	case c.api == APIChat && strings.Contains(bad.Msg, "use /v1/responses"):
+		// A gateway passing on OpenAI's refusal of tools on Chat Completions.
+		bad.Hint = "the model calls tools only through the Responses API: set COUNCIL_OPENAI_API=responses, or openai_api: responses in .council.yaml"
+	case strings.Contains(bad.Msg, "does not support tools"):
+		bad.Hint = "the model cannot call tools, which every review needs: name one that can with --model or model: in .council.yaml"
+	}
+	return err
+}
+
+// currentModel is the model the hints name: council's default OpenAI model (config.DefaultModel;
+// a test holds the two together).
+const currentModel = "gpt-6.2-sol"
 
 // errorBody reads the error's type, code and message: from the SDK's decoding of OpenAI's
 // {"error": {...}}, else from the raw body in the shapes compatible servers use

@@ -646,20 +646,22 @@ func (t toOpenAI) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// officialClient is a client for OpenAI's own endpoint (no BaseURL) whose requests reach fake.
-func officialClient(t *testing.T, fake *openaitest.Server) *openai.Client {
+// officialClient is a client for OpenAI's own endpoint (no BaseURL) on api whose requests
+// reach fake.
+func officialClient(t *testing.T, fake *openaitest.Server, api openai.API) *openai.Client {
 	t.Helper()
 	u, err := url.Parse(fake.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return openai.New(openai.Options{APIKey: fake.APIKey, HTTPClient: &http.Client{Transport: toOpenAI{fake: u}}})
+	return openai.New(openai.Options{APIKey: fake.APIKey, HTTPClient: &http.Client{Transport: toOpenAI{fake: u}}, API: api})
 }
 
-// TestGPT6Tools: on OpenAI's endpoint, a model that calls tools on Chat Completions only with
-// reasoning_effort "none" gets it with its tools, and one that calls tools only through the
-// Responses API is refused before anything is sent; a compatible server serving a model by the
-// same name keeps today's requests. The fake holds each request to the service's rules.
+// TestGPT6Tools: on OpenAI's endpoint told to use Chat Completions, a model that calls tools
+// there only with reasoning_effort "none" gets it with its tools, and one that calls tools only
+// through the Responses API is refused before anything is sent, saying how to reach it; a
+// compatible server serving a model by the same name keeps today's requests. The fake holds
+// each request to the service's rules.
 func TestGPT6Tools(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -689,7 +691,7 @@ func TestGPT6Tools(t *testing.T) {
 				client = openai.New(openai.Options{APIKey: fake.APIKey, BaseURL: fake.URL})
 			} else {
 				fake = openaitest.New(t)
-				client = officialClient(t, fake)
+				client = officialClient(t, fake, openai.APIChat)
 			}
 			req := textRequest("review")
 			req.Model = tt.model
@@ -699,8 +701,8 @@ func TestGPT6Tools(t *testing.T) {
 			_, err := client.Complete(context.Background(), req)
 			if tt.wantErr != "" {
 				var bad *provider.BadRequestError
-				if !errors.As(err, &bad) || bad.Status != 0 || !strings.Contains(bad.Msg, tt.wantErr) || !strings.Contains(bad.Hint, "gpt-6-luna") {
-					t.Fatalf("err = %v, want a BadRequestError not sent, containing %q, with a hint naming gpt-6-luna", err, tt.wantErr)
+				if !errors.As(err, &bad) || bad.Status != 0 || !strings.Contains(bad.Msg, tt.wantErr) || !strings.Contains(bad.Hint, "COUNCIL_OPENAI_API") {
+					t.Fatalf("err = %v, want a BadRequestError not sent, containing %q, with a hint naming COUNCIL_OPENAI_API", err, tt.wantErr)
 				}
 				if n := fake.Calls(); n != 0 {
 					t.Errorf("the fake saw %d requests, want none", n)

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/council-dev/council/internal/provider/openai/openaitest"
@@ -143,13 +144,145 @@ func TestServiceRules(t *testing.T) {
 				p.Model = model
 			}
 			_, err := chat.New(context.Background(), p, tt.opts...)
-			var apiErr *sdk.Error
-			if !errors.As(err, &apiErr) {
-				t.Fatalf("err = %v, want the service's error", err)
-			}
-			if apiErr.StatusCode != tt.status || apiErr.Type != "invalid_request_error" || apiErr.Code != tt.code || !strings.Contains(apiErr.Message, tt.msg) {
-				t.Errorf("got %d %s %q %q, want %d invalid_request_error %q containing %q", apiErr.StatusCode, apiErr.Type, apiErr.Code, apiErr.Message, tt.status, tt.code, tt.msg)
+			wantServiceError(t, err, tt.status, tt.code, tt.msg)
+		})
+	}
+}
+
+// wantServiceError checks that err is the service's invalid_request_error with status, code
+// and a message containing msg.
+func wantServiceError(t *testing.T, err error, status int, code, msg string) {
+	t.Helper()
+	var apiErr *sdk.Error
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("err = %v, want the service's error", err)
+	}
+	if apiErr.StatusCode != status || apiErr.Type != "invalid_request_error" || apiErr.Code != code || !strings.Contains(apiErr.Message, msg) {
+		t.Errorf("got %d %s %q %q, want %d invalid_request_error %q containing %q", apiErr.StatusCode, apiErr.Type, apiErr.Code, apiErr.Message, status, code, msg)
+	}
+}
+
+// TestResponsesServiceRules sends, through the official SDK's Responses client, one request
+// breaking each rule of the Responses API the fake enforces (openaiapi cites the page or report
+// of each), and checks the fake answers with the service's status, type, code and message; and
+// that the request each refusal falls short of is accepted.
+func TestResponsesServiceRules(t *testing.T) {
+	t.Parallel()
+	fake := openaitest.New(t)
+	svc := responses.NewResponseService(option.WithAPIKey(fake.APIKey), option.WithBaseURL(fake.URL), option.WithMaxRetries(0))
+
+	user := responses.ResponseInputItemUnionParam{OfMessage: &responses.EasyInputMessageParam{
+		Role: responses.EasyInputMessageRoleUser, Content: responses.EasyInputMessageContentUnionParam{OfString: param.NewOpt("hi")}}}
+	input := func(items ...responses.ResponseInputItemUnionParam) responses.ResponseNewParamsInputUnion {
+		return responses.ResponseNewParamsInputUnion{OfInputItemList: append(responses.ResponseInputParam{user}, items...)}
+	}
+	fn := func(name string, strict bool, params map[string]any) responses.ToolUnionParam {
+		return responses.ToolUnionParam{OfFunction: &responses.FunctionToolParam{Name: name, Strict: param.NewOpt(strict), Parameters: params}}
+	}
+	closed := map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false}
+	optional := map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}, "additionalProperties": false}
+	report := fn("report", true, closed)
+	call := responses.ResponseInputItemUnionParam{OfFunctionCall: &responses.ResponseFunctionToolCallParam{CallID: "call_1", Name: "report", Arguments: "{}"}}
+	output := func(id string) responses.ResponseInputItemUnionParam {
+		return responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
+			CallID: param.NewOpt(id), Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: param.NewOpt("done")}}}
+	}
+	reasoning := func(enc param.Opt[string]) responses.ResponseInputItemUnionParam {
+		return responses.ResponseInputItemUnionParam{OfReasoning: &responses.ResponseReasoningItemParam{
+			ID: "rs_1", Summary: []responses.ResponseReasoningItemSummaryParam{}, EncryptedContent: enc}}
+	}
+
+	tests := []struct {
+		name   string
+		params responses.ResponseNewParams
+		opts   []option.RequestOption
+		status int
+		code   string
+		msg    string
+	}{
+		{name: "unknown parameter", params: responses.ResponseNewParams{Input: input()}, opts: []option.RequestOption{option.WithJSONSet("max_tokens", 100)},
+			status: 400, code: "unknown_parameter", msg: "Unknown parameter: 'max_tokens'."},
+		{name: "unknown model", params: responses.ResponseNewParams{Model: "gpt-nope", Input: input()},
+			status: 404, code: "model_not_found", msg: "The model `gpt-nope` does not exist or you do not have access to it."},
+		{name: "max_output_tokens below 16", params: responses.ResponseNewParams{Input: input(), MaxOutputTokens: param.NewOpt[int64](1)},
+			status: 400, code: "integer_below_min_value", msg: "Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got 1 instead."},
+		{name: "max_output_tokens above the model's", params: responses.ResponseNewParams{Input: input(), MaxOutputTokens: param.NewOpt[int64](128001)},
+			status: 400, code: "invalid_value", msg: "max_output_tokens is too large: 128001."},
+		{name: "prompt_cache_key too long", params: responses.ResponseNewParams{Input: input(), PromptCacheKey: param.NewOpt(strings.Repeat("k", 65))},
+			status: 400, code: "string_above_max_length", msg: "Expected a string with maximum length 64, but got a string with length 65 instead."},
+		{name: "reasoning effort none on a model that refuses it", params: responses.ResponseNewParams{Input: input(), Reasoning: shared.ReasoningParam{Effort: shared.ReasoningEffortNone}},
+			status: 400, code: "unsupported_value", msg: "'reasoning.effort' does not support 'none'"},
+		{name: "a tool in Chat Completions' shape", params: responses.ResponseNewParams{Input: input()},
+			opts:   []option.RequestOption{option.WithJSONSet("tools", []any{map[string]any{"type": "function", "function": map[string]any{"name": "report", "parameters": closed}}})},
+			status: 400, code: "missing_required_parameter", msg: "Missing required parameter: 'tools[0].name'."},
+		{name: "parameters that are not JSON Schema", params: responses.ResponseNewParams{Input: input(), Tools: []responses.ToolUnionParam{
+			fn("read", false, map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer", "minimum": "1"}}})}},
+			status: 400, code: "invalid_function_parameters", msg: "Invalid schema for function 'read'"},
+		{name: "strict with an optional property", params: responses.ResponseNewParams{Input: input(), Tools: []responses.ToolUnionParam{fn("read", true, optional)}},
+			status: 400, code: "invalid_function_parameters", msg: "Invalid schema for function 'read': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'n'."},
+		{name: "strict with a keyword strict mode does not support", params: responses.ResponseNewParams{Input: input(), Tools: []responses.ToolUnionParam{fn("read", true, map[string]any{
+			"type": "object", "properties": map[string]any{"s": map[string]any{"type": "string", "minLength": 1}}, "required": []string{"s"}, "additionalProperties": false})}},
+			status: 400, code: "invalid_function_parameters", msg: "In context=('properties', 's'), 'minLength' is not permitted."},
+		{name: "required without tools", params: responses.ResponseNewParams{Input: input(),
+			ToolChoice: responses.ResponseNewParamsToolChoiceUnion{OfToolChoiceMode: param.NewOpt(responses.ToolChoiceOptionsRequired)}},
+			status: 400, msg: "Tool choice 'required' must be specified with 'tools' parameter."},
+		{name: "a forced function not among the tools", params: responses.ResponseNewParams{Input: input(), Tools: []responses.ToolUnionParam{report},
+			ToolChoice: responses.ResponseNewParamsToolChoiceUnion{OfFunctionTool: &responses.ToolChoiceFunctionParam{Name: "other"}}},
+			status: 400, msg: "Tool choice 'function' not found in 'tools' parameter."},
+		{name: "an output without its call", params: responses.ResponseNewParams{Input: input(output("call_9"))},
+			status: 400, msg: "No tool call found for function call output with call_id call_9."},
+		{name: "a call without its output", params: responses.ResponseNewParams{Input: input(call), Tools: []responses.ToolUnionParam{report}},
+			status: 400, msg: "No tool output found for function call call_1."},
+		{name: "a reasoning item without its content, not stored", params: responses.ResponseNewParams{Input: input(reasoning(param.Opt[string]{}), call, output("call_1")),
+			Tools: []responses.ToolUnionParam{report}, Store: param.NewOpt(false)},
+			status: 404, msg: "Item with id 'rs_1' not found. Items are not persisted when `store` is set to false."},
+		{name: "a reasoning item the service did not issue", params: responses.ResponseNewParams{Input: input(reasoning(param.NewOpt("gAAAAforgedforgedforged==")), call, output("call_1")),
+			Tools: []responses.ToolUnionParam{report}, Store: param.NewOpt(false)},
+			status: 400, code: "invalid_encrypted_content", msg: "The encrypted content gAAA...ed== could not be verified."},
+	}
+	accepted := []struct {
+		name   string
+		params responses.ResponseNewParams
+	}{
+		{"not strict with an optional property", responses.ResponseNewParams{Input: input(), Tools: []responses.ToolUnionParam{fn("read", false, optional)}}},
+		{"a call answered by its output", responses.ResponseNewParams{Input: input(call, output("call_1")), Tools: []responses.ToolUnionParam{report},
+			ToolChoice: responses.ResponseNewParamsToolChoiceUnion{OfFunctionTool: &responses.ToolChoiceFunctionParam{Name: "report"}}}},
+	}
+	for _, tt := range accepted {
+		t.Run("accepted/"+tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := tt.params
+			p.Model = "gpt-6.2-sol"
+			if _, err := svc.New(context.Background(), p); err != nil {
+				t.Errorf("refused: %v", err)
 			}
 		})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := tt.params
+			if p.Model == "" {
+				p.Model = "gpt-6.2-sol"
+			}
+			_, err := svc.New(context.Background(), p, tt.opts...)
+			wantServiceError(t, err, tt.status, tt.code, tt.msg)
+		})
+	}
+
+	// A reasoning item the service issued goes back as it came.
+	first, err := svc.New(context.Background(), responses.ResponseNewParams{Model: "gpt-6.2-sol", Input: input(), Tools: []responses.ToolUnionParam{report},
+		Store: param.NewOpt(false), Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
+		ToolChoice: responses.ResponseNewParamsToolChoiceUnion{OfFunctionTool: &responses.ToolChoiceFunctionParam{Name: "report"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, fc := first.Output[0], first.Output[1]
+	back := responses.ResponseInputItemUnionParam{OfReasoning: &responses.ResponseReasoningItemParam{
+		ID: rs.ID, Summary: []responses.ResponseReasoningItemSummaryParam{}, EncryptedContent: param.NewOpt(rs.EncryptedContent)}}
+	callBack := responses.ResponseInputItemUnionParam{OfFunctionCall: &responses.ResponseFunctionToolCallParam{CallID: fc.CallID, Name: fc.Name, Arguments: fc.Arguments.OfString}}
+	if _, err := svc.New(context.Background(), responses.ResponseNewParams{Model: "gpt-6.2-sol", Input: input(back, callBack, output(fc.CallID)),
+		Tools: []responses.ToolUnionParam{report}, Store: param.NewOpt(false)}); err != nil {
+		t.Errorf("the service's own reasoning item refused: %v", err)
 	}
 }

@@ -70,15 +70,8 @@ func invalid(param, code, format string, args ...any) *Error {
 // with nil models any name is accepted and no limit is checked. Authentication is the caller's
 // to check.
 func Check(raw map[string]json.RawMessage, req Request, models Models) *Error {
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if !parameters[k] {
-			return invalid("", "", "Unrecognized request argument supplied: %s", k)
-		}
+	if k := unknown(raw, parameters); k != "" {
+		return invalid("", "", "Unrecognized request argument supplied: %s", k)
 	}
 	// Required fields and the output limit's two names (docCreate).
 	switch {
@@ -122,26 +115,54 @@ func Check(raw map[string]json.RawMessage, req Request, models Models) *Error {
 	return checkMessages(req.Messages)
 }
 
-// checkModel refuses a model the service does not serve (404 model_not_found, docErrors) and
-// an output limit above the model's maximum (docModels, "Max output tokens"), under the name
-// the request used for it.
+// unknown is the first, by name, of the body's fields that known lacks, or "".
+func unknown(raw map[string]json.RawMessage, known map[string]bool) string {
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !known[k] {
+			return k
+		}
+	}
+	return ""
+}
+
+// checkModel holds the model and the output limit to checkModelLimit, under the name the
+// request used for the limit.
 func checkModel(req Request, models Models) *Error {
-	if models == nil {
-		return nil
-	}
-	m, ok := models.Lookup(req.Model)
-	if !ok {
-		return &Error{Status: http.StatusNotFound, Type: "invalid_request_error", Code: ptr("model_not_found"),
-			Message: fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", req.Model)}
-	}
 	param, limit := "max_completion_tokens", req.MaxCompletionTokens
 	if limit == nil {
 		param, limit = "max_tokens", req.MaxTokens
+	}
+	return checkModelLimit(req.Model, param, limit, models)
+}
+
+// checkModelLimit refuses a model the service does not serve (404 model_not_found, docErrors)
+// and an output limit, named param, above the model's maximum (docModels, "Max output tokens").
+// The wording is Chat Completions'; the Responses API's for the limit was not found.
+func checkModelLimit(model, param string, limit *int, models Models) *Error {
+	if models == nil {
+		return nil
+	}
+	m, ok := models.Lookup(model)
+	if !ok {
+		return ModelNotFound(model)
 	}
 	if m.MaxOutput > 0 && limit != nil && *limit > m.MaxOutput {
 		return invalid(param, "invalid_value", "%s is too large: %d. This model supports at most %d completion tokens, whereas you provided %d.", param, *limit, m.MaxOutput, *limit)
 	}
 	return nil
+}
+
+// ModelNotFound is the service's answer to a model it does not serve, or that the key may not
+// use (docErrors); a model past its shutdown date is answered so too
+// (https://developers.openai.com/api/docs/deprecations: "no longer accessible").
+func ModelNotFound(model string) *Error {
+	return &Error{Status: http.StatusNotFound, Type: "invalid_request_error", Code: ptr("model_not_found"),
+		Message: fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", model)}
 }
 
 // checkReasoning holds reasoning_effort and function tools to the model's rules (Model's
@@ -172,21 +193,9 @@ func checkToolChoice(req Request, names map[string]bool) *Error {
 	if req.ParallelToolCalls != nil && len(req.Tools) == 0 {
 		return invalid("parallel_tool_calls", "", "Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are specified.")
 	}
-	if len(req.ToolChoice) == 0 || string(req.ToolChoice) == "null" {
-		return nil
-	}
-	var mode string
-	if json.Unmarshal(req.ToolChoice, &mode) == nil {
-		switch mode {
-		case "none", "auto":
-			return nil
-		case "required":
-			if len(req.Tools) == 0 {
-				return invalid("tool_choice", "", "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.")
-			}
-			return nil
-		}
-		return invalid("tool_choice", "invalid_value", "Invalid value: '%s'. Supported values are: 'none', 'auto', and 'required'.", mode)
+	if e, isMode := checkMode(req.ToolChoice, len(req.Tools) > 0,
+		"Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified."); isMode {
+		return e
 	}
 	name := req.ForcedFunction()
 	switch {
@@ -198,6 +207,29 @@ func checkToolChoice(req Request, names map[string]bool) *Error {
 		return invalid("tool_choice", "", "Invalid value for 'tool_choice': function '%s' not found in 'tools'.", name)
 	}
 	return nil
+}
+
+// checkMode holds a tool_choice left out or given as a mode to the modes both APIs know:
+// "none", "auto", and "required", which needs tools (else requiredAlone is the answer). isMode
+// is false for a tool_choice that names a tool, which the caller checks.
+func checkMode(choice json.RawMessage, tools bool, requiredAlone string) (e *Error, isMode bool) {
+	if len(choice) == 0 || string(choice) == "null" {
+		return nil, true
+	}
+	var mode string
+	if json.Unmarshal(choice, &mode) != nil {
+		return nil, false
+	}
+	switch mode {
+	case "none", "auto":
+		return nil, true
+	case "required":
+		if !tools {
+			return invalid("tool_choice", "", "%s", requiredAlone), true
+		}
+		return nil, true
+	}
+	return invalid("tool_choice", "invalid_value", "Invalid value: '%s'. Supported values are: 'none', 'auto', and 'required'.", mode), true
 }
 
 // checkMessages checks roles and the tool-call protocol (docTools, "Handling function calls";

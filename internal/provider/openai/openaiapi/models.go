@@ -23,6 +23,11 @@ type Model struct {
 	// NoneEffortRefused: reasoning_effort "none" is refused ("The API rejects requests that set
 	// reasoning effort to `none`", https://developers.openai.com/api/docs/models/gpt-6.2-sol).
 	NoneEffortRefused bool
+	// Shutdown is the day OpenAI stops serving a deprecated model (YYYY-MM-DD, as
+	// https://developers.openai.com/api/docs/deprecations lists it); "" when none is announced.
+	// The models endpoint reports it as shutdown_date (the same page), and after it the service
+	// answers as for a model it never served.
+	Shutdown string
 }
 
 // Models maps a model name to what is known of it. A dated snapshot ("gpt-4o-2024-08-06")
@@ -39,18 +44,20 @@ func (ms Models) Lookup(model string) (Model, bool) { return provider.MatchModel
 // unchecked.
 func KnownModels() Models {
 	return Models{
-		"gpt-4o":       {MaxOutput: 16384},
-		"gpt-4o-mini":  {MaxOutput: 16384},
-		"gpt-4.1":      {MaxOutput: 32768},
-		"gpt-4.1-mini": {MaxOutput: 32768},
+		// Deprecated: gpt-4o, gpt-4o-mini, gpt-4.1 and gpt-4.1-mini shut down on 2027-01-14,
+		// gpt-5, gpt-5-mini and gpt-5-nano on 2026-12-11 (Shutdown's page).
+		"gpt-4o":       {MaxOutput: 16384, Shutdown: "2027-01-14"},
+		"gpt-4o-mini":  {MaxOutput: 16384, Shutdown: "2027-01-14"},
+		"gpt-4.1":      {MaxOutput: 32768, Shutdown: "2027-01-14"},
+		"gpt-4.1-mini": {MaxOutput: 32768, Shutdown: "2027-01-14"},
 		"gpt-4.1-nano": {MaxOutput: 32768},
 		"o1":           {},
 		"o3":           {MaxOutput: 100000},
 		"o3-mini":      {},
 		"o4-mini":      {MaxOutput: 100000},
-		"gpt-5":        {MaxOutput: 128000},
-		"gpt-5-mini":   {MaxOutput: 128000},
-		"gpt-5-nano":   {MaxOutput: 128000},
+		"gpt-5":        {MaxOutput: 128000, Shutdown: "2026-12-11"},
+		"gpt-5-mini":   {MaxOutput: 128000, Shutdown: "2026-12-11"},
+		"gpt-5-nano":   {MaxOutput: 128000, Shutdown: "2026-12-11"},
 		"gpt-5.1":      {MaxOutput: 128000},
 		"gpt-5.2":      {MaxOutput: 128000},
 		"gpt-5.4":      {MaxOutput: 128000},

@@ -8,11 +8,11 @@ import (
 	"strings"
 )
 
-// Offline is an http.RoundTripper that plays Chat Completions without a network: it holds
-// every request to Check, answers a refused one with the service's error, and any other with
-// the smallest valid completion (a call of the forced or first function with no arguments, or
-// "ok"). `council doctor --offline` gives it to the SDK client, so that what is checked is the
-// body the SDK actually sends.
+// Offline is an http.RoundTripper that plays Chat Completions and the Responses API without a
+// network: it holds every request to Check or CheckResponses, answers a refused one with the
+// service's error, and any other with the smallest valid answer (a call of the forced or first
+// function with no arguments, or "ok"). `council doctor --offline` gives it to the SDK client,
+// so that what is checked is the body the SDK actually sends.
 type Offline struct {
 	Models Models // nil: any model name, no output limit checked
 }
@@ -27,11 +27,14 @@ func (o Offline) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 		_ = r.Body.Close()
 	}
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses") {
+		return o.responses(r, body)
+	}
 	req, raw, err := Decode(body)
 	var e *Error
 	switch {
 	case r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions"):
-		e = &Error{Status: http.StatusNotFound, Type: "invalid_request_error", Message: "offline: only POST /chat/completions is played"}
+		e = &Error{Status: http.StatusNotFound, Type: "invalid_request_error", Message: "offline: only POST /chat/completions and /responses are played"}
 	case err != nil:
 		e = invalid("", "", "We could not parse the JSON body of your request.")
 	default:
@@ -56,6 +59,32 @@ func (o Offline) RoundTrip(r *http.Request) (*http.Response, error) {
 		"id": "chatcmpl-offline", "object": "chat.completion", "created": 0, "model": req.Model,
 		"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": finish}},
 		"usage":   map[string]int{"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+	})
+}
+
+func (o Offline) responses(r *http.Request, body []byte) (*http.Response, error) {
+	req, raw, err := DecodeResponses(body)
+	e := invalid("", "", "We could not parse the JSON body of your request.")
+	if err == nil {
+		e = CheckResponses(raw, req, o.Models)
+	}
+	if e != nil {
+		return reply(r, e.Status, map[string]any{"error": e})
+	}
+	item := map[string]any{"type": "message", "id": "msg_offline", "role": "assistant", "status": "completed",
+		"content": []map[string]any{{"type": "output_text", "text": "ok", "annotations": []any{}}}}
+	name := req.ForcedFunction()
+	if name == "" && req.ToolRequired() {
+		name = req.Tools[0].Name
+	}
+	if name != "" {
+		item = map[string]any{"type": "function_call", "id": "fc_offline", "call_id": "call_offline", "name": name, "arguments": "{}", "status": "completed"}
+	}
+	return reply(r, http.StatusOK, map[string]any{
+		"id": "resp_offline", "object": "response", "created_at": 0, "status": "completed", "model": req.Model,
+		"output": []map[string]any{item},
+		"usage": map[string]any{"input_tokens": 0, "output_tokens": 0, "total_tokens": 0,
+			"input_tokens_details": map[string]int{"cached_tokens": 0}, "output_tokens_details": map[string]int{"reasoning_tokens": 0}},
 	})
 }
 

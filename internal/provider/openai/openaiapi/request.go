@@ -1,8 +1,8 @@
 // Package openaiapi is the wire format of OpenAI's Chat Completions API
-// (POST {base}/chat/completions) as the service reads it, and the rules the service applies to
-// a request before it answers, each with the documentation page that states it. The loopback
-// fake (openaitest) refuses what these rules refuse, and `council doctor --offline` checks
-// council's own request bodies against them.
+// (POST {base}/chat/completions) and Responses API (POST {base}/responses) as the service reads
+// them, and the rules the service applies to a request before it answers, each with the
+// documentation page that states it. The loopback fake (openaitest) refuses what these rules
+// refuse, and `council doctor --offline` checks council's own request bodies against them.
 //
 // It must never import the OpenAI SDK: rules written from the documented wire format check the
 // SDK's encoding instead of sharing its assumptions.
@@ -73,16 +73,19 @@ type Message struct {
 }
 
 // Text is the message's content: the string, or its text parts joined.
-func (m Message) Text() string {
+func (m Message) Text() string { return contentText(m.Content) }
+
+// contentText reads content given as a string or as a list of parts with text.
+func contentText(raw json.RawMessage) string {
 	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
+	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
 	var parts []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	}
-	_ = json.Unmarshal(m.Content, &parts)
+	_ = json.Unmarshal(raw, &parts)
 	var sb strings.Builder
 	for _, p := range parts {
 		sb.WriteString(p.Text)

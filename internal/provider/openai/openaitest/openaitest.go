@@ -1,11 +1,14 @@
 // Package openaitest is a fake of OpenAI's Chat Completions API (POST {base}/chat/completions)
-// on a loopback httptest server, for tests of any package that talks to OpenAI or an
-// OpenAI-compatible server. It enforces the service's rules (bearer authentication unless
-// built without it, like Ollama; the shape of a request; tool-call pairing; max_tokens refused
-// by reasoning models; function tools refused on the GPT-6 models that take them only through
-// the Responses API or only with reasoning_effort "none") with OpenAI's error bodies, answers what a test scripts, sends 429s with
-// retry-after and x-ratelimit-* headers, and reports automatic prefix caching in
-// usage.prompt_tokens_details.cached_tokens.
+// and Responses API (POST {base}/responses) on a loopback httptest server, for tests of any
+// package that talks to OpenAI or an OpenAI-compatible server. It enforces the services' rules
+// (openaiapi: bearer authentication unless built without it, like Ollama; the shape of a
+// request; tool-call pairing by id; max_tokens refused by reasoning models; function tools
+// refused on the GPT-6 models that take them only through the Responses API or only with
+// reasoning_effort "none"; strict function schemas; reasoning items sent back with their
+// encrypted content, which it signs and verifies) with OpenAI's error bodies, answers what a
+// test scripts, sends 429s with retry-after and x-ratelimit-* headers, and reports automatic
+// prefix caching in the usage. It can play a compatible server that has no Responses API, a key
+// without access to a model, and a model that refuses tools.
 //
 // It must never import the OpenAI SDK: tests of other packages use it without compiling the
 // SDK, and a fake written from the wire format checks the client's encoding instead of sharing
@@ -47,15 +50,22 @@ type Server struct {
 	// APIKey is the only key accepted; empty when the server takes no authentication.
 	APIKey string
 
-	mu       sync.Mutex
-	respond  func(Request) Reply
-	noAuth   bool
-	noCache  bool
-	models   openaiapi.Models
-	calls    int
-	requests []Request
-	prompts  map[string][]string // model → prompts seen, for prefix caching
-	ids      int
+	mu          sync.Mutex
+	respond     func(Request) Reply
+	respondResp func(ResponsesRequest) Reply
+	noAuth      bool
+	noCache     bool
+	noResponses bool
+	noAccess    map[string]bool // models the key may not use
+	noTools     map[string]bool // models that refuse tools, as Ollama's do
+	models      openaiapi.Models
+	calls       int
+	paths       []string
+	requests    []Request
+	respReqs    []ResponsesRequest
+	prompts     map[string][]string // model (and prompt_cache_key) → prompts seen, for prefix caching
+	ids         int
+	secret      []byte // seals the encrypted content of the reasoning items it issues
 }
 
 // Option configures a Server.
@@ -79,22 +89,52 @@ func WithModel(name string, maxOutput int) Option {
 // do not cache prompts (or do not say) answer.
 func WithoutPromptCache() Option { return func(s *Server) { s.noCache = true } }
 
-// WithRespond sets the function that scripts each answer.
+// WithRespond sets the function that scripts each answer on Chat Completions.
 func WithRespond(f func(Request) Reply) Option { return func(s *Server) { s.respond = f } }
+
+// WithResponsesRespond sets the function that scripts each answer on the Responses API.
+func WithResponsesRespond(f func(ResponsesRequest) Reply) Option {
+	return func(s *Server) { s.respondResp = f }
+}
+
+// WithoutResponsesAPI makes a compatible server that serves Chat Completions only: POST
+// {base}/responses is answered 404, as by any path the server does not know.
+func WithoutResponsesAPI() Option { return func(s *Server) { s.noResponses = true } }
+
+// WithoutModel removes a model from what the server serves: requests to it get the 404 of an
+// unknown model, as a model past its shutdown date does.
+func WithoutModel(name string) Option { return func(s *Server) { delete(s.models, name) } }
+
+// WithoutAccess makes the key one whose project may not use model: the service answers 403
+// model_not_found ("Project `proj_…` does not have access to model `…`", observed:
+// https://github.com/cursor/cursor/issues/2953, https://github.com/continuedev/continue/issues/10120).
+func WithoutAccess(model string) Option { return func(s *Server) { s.noAccess[model] = true } }
+
+// WithoutTools makes model one that refuses tools, as Ollama answers for a model whose
+// template has none: 400 `registry.ollama.ai/library/<model> does not support tools`, type
+// api_error (observed: https://github.com/ollama/ollama/issues/5793,
+// https://github.com/louisho5/picobot/issues/6).
+func WithoutTools(model string) Option { return func(s *Server) { s.noTools[model] = true } }
 
 // New starts a fake closed when the test ends. Without WithRespond it answers "ok", or, when
 // tool_choice forces a function, calls it with "{}"; with tool_choice "required" it calls the
 // first function tool.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	s := &Server{APIKey: DefaultAPIKey, respond: defaultRespond, prompts: map[string][]string{}, models: openaiapi.KnownModels()}
+	s := &Server{APIKey: DefaultAPIKey, respond: defaultRespond, respondResp: defaultResponsesRespond,
+		prompts: map[string][]string{}, models: openaiapi.KnownModels(),
+		noAccess: map[string]bool{}, noTools: map[string]bool{}, secret: []byte(t.Name())}
 	for _, o := range opts {
 		o(s)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+BasePath+"/chat/completions", s.chat)
+	if !s.noResponses {
+		mux.HandleFunc("POST "+BasePath+"/responses", s.responses)
+	}
 	mux.HandleFunc("GET "+BasePath+"/models/{model...}", s.model)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.record(r)
 		writeError(w, http.StatusNotFound, apiError{
 			Message: fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path),
 			Type:    "invalid_request_error",
@@ -113,19 +153,48 @@ func (s *Server) SetRespond(f func(Request) Reply) {
 	s.respond = f
 }
 
-// Calls counts the requests received on /chat/completions, refused ones included.
+// SetResponsesRespond replaces the function that scripts each answer on the Responses API.
+func (s *Server) SetResponsesRespond(f func(ResponsesRequest) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.respondResp = f
+}
+
+// Calls counts the requests received, refused ones and unknown paths included.
 func (s *Server) Calls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls
 }
 
-// Requests returns the requests received so far whose body decoded, refused ones included, in
-// order.
+// Paths lists "METHOD path" of every request received, in order.
+func (s *Server) Paths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.paths...)
+}
+
+func (s *Server) record(r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	s.paths = append(s.paths, r.Method+" "+r.URL.Path)
+}
+
+// Requests returns the Chat Completions requests received so far whose body decoded, refused
+// ones included, in order.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
+}
+
+// ResponsesRequests returns the Responses requests received so far whose body decoded,
+// refused ones included, in order.
+func (s *Server) ResponsesRequests() []ResponsesRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]ResponsesRequest(nil), s.respReqs...)
 }
 
 func defaultRespond(req Request) Reply {
@@ -144,18 +213,25 @@ func defaultRespond(req Request) Reply {
 
 // The request's types are the API package's: the fake reads a request as the service does.
 type (
-	Request  = openaiapi.Request
-	Message  = openaiapi.Message
-	ToolCall = openaiapi.ToolCall
-	Tool     = openaiapi.Tool
+	Request          = openaiapi.Request
+	Message          = openaiapi.Message
+	ToolCall         = openaiapi.ToolCall
+	Tool             = openaiapi.Tool
+	ResponsesRequest = openaiapi.ResponsesRequest
+	ResponsesTool    = openaiapi.ResponsesTool
+	Item             = openaiapi.Item
 )
 
-// Reply is a scripted answer: a text, a tool call, or an error status.
+// Reply is a scripted answer: a text, tool calls, or an error status.
 type Reply struct {
 	Text string
-	// ToolCall answers with a call of Name with Arguments, verbatim (they need not be JSON).
-	ToolCall     *ReplyToolCall
-	FinishReason string // default stop, or tool_calls for a call
+	// ToolCall answers with a call of Name with Arguments, verbatim (they need not be JSON);
+	// ToolCalls with more calls after it, made in parallel.
+	ToolCall  *ReplyToolCall
+	ToolCalls []ReplyToolCall
+	// FinishReason is Chat Completions' (default stop, or tool_calls for a call); on the
+	// Responses API, "length" makes the answer incomplete for max_output_tokens.
+	FinishReason string
 
 	// Status, when 400 or more, answers with OpenAI's error body.
 	Status     int
@@ -174,19 +250,41 @@ type Reply struct {
 	Delay time.Duration
 }
 
-// ReplyToolCall is the tool call of a Reply; ID defaults to a fresh call_ id.
+// ReplyToolCall is a tool call of a Reply; ID defaults to a fresh call_ id.
 type ReplyToolCall struct {
 	ID        string
 	Name      string
 	Arguments string
 }
 
-// Usage is the usage object of a response.
+func (r Reply) calls() []ReplyToolCall {
+	if r.ToolCall == nil {
+		return r.ToolCalls
+	}
+	return append([]ReplyToolCall{*r.ToolCall}, r.ToolCalls...)
+}
+
+// callID is the call's id: its own, else the answer's id and the call's place in it (the
+// first call of answer 7 is call_fake0007, as it always was).
+func (c ReplyToolCall) callID(answer, i int) string {
+	switch {
+	case c.ID != "":
+		return c.ID
+	case i == 0:
+		return fmt.Sprintf("call_fake%04d", answer)
+	}
+	return fmt.Sprintf("call_fake%04d_%d", answer, i)
+}
+
+// Usage is the usage object of a response; on the Responses API PromptTokens is
+// input_tokens and CompletionTokens output_tokens, which include the reasoning tokens.
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
 	CachedTokens     int `json:"-"`
+	CacheWriteTokens int `json:"-"` // Responses: input_tokens_details.cache_write_tokens
+	ReasoningTokens  int `json:"-"` // Responses: output_tokens_details.reasoning_tokens
 }
 
 // TextReply answers text.
@@ -214,51 +312,86 @@ func ptr(s string) *string {
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
-	// Every request is decoded and kept for the test to look at, even one refused before the
-	// service would read its body.
-	body, readErr := io.ReadAll(r.Body)
-	req, raw, decodeErr := openaiapi.Decode(body)
-	if readErr != nil {
-		decodeErr = readErr
-	}
-	req.Header = r.Header.Clone()
-	s.mu.Lock()
-	s.calls++
-	if decodeErr == nil {
-		s.requests = append(s.requests, req)
-	}
-	respond := s.respond
-	s.mu.Unlock()
-
-	if e, ok := s.checkAuth(r.Header); !ok {
-		writeError(w, http.StatusUnauthorized, e)
+	var req Request
+	var raw map[string]json.RawMessage
+	if !s.receive(w, r, func(body []byte) (err error) {
+		if req, raw, err = openaiapi.Decode(body); err == nil {
+			req.Header = r.Header.Clone()
+			s.requests = append(s.requests, req)
+		}
+		return err
+	}) {
 		return
 	}
-	if decodeErr != nil {
-		writeError(w, http.StatusBadRequest, apiError{
-			Message: "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
-			Type:    "invalid_request_error",
-		})
-		return
-	}
-
 	if e := openaiapi.Check(raw, req, s.models); e != nil {
 		writeError(w, e.Status, *e)
 		return
 	}
-	if req.Stream {
-		// Not a rule of the service: this fake only answers whole completions.
-		writeError(w, http.StatusBadRequest, apiError{Message: "stream: this fake answers non-streaming requests only", Type: "invalid_request_error"})
+	if s.refused(w, req.Model, len(req.Tools) > 0, req.Stream) {
 		return
 	}
-
+	s.mu.Lock()
+	respond := s.respond
+	s.mu.Unlock()
 	reply := respond(req)
+	if s.scripted(w, r, reply, req.Model) {
+		s.answer(w, req, reply)
+	}
+}
+
+// receive counts a request and decodes its body with decode, which keeps it for the test to
+// look at (under s.mu), even one refused before the service would read its body; then it
+// answers a missing or wrong key, and a body that is not JSON. It reports whether the caller
+// goes on.
+func (s *Server) receive(w http.ResponseWriter, r *http.Request, decode func([]byte) error) bool {
+	s.record(r)
+	body, err := io.ReadAll(r.Body)
+	if err == nil {
+		s.mu.Lock()
+		err = decode(body)
+		s.mu.Unlock()
+	}
+	if e, ok := s.checkAuth(r.Header); !ok {
+		writeError(w, http.StatusUnauthorized, e)
+		return false
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, apiError{
+			Message: "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
+			Type:    "invalid_request_error",
+		})
+		return false
+	}
+	return true
+}
+
+// refused answers what the service refuses beyond the API's rules: a model the key may not
+// use, tools to a model without them, and a stream, which this fake does not play.
+func (s *Server) refused(w http.ResponseWriter, model string, tools, stream bool) bool {
+	switch {
+	case s.noAccess[model]:
+		writeError(w, http.StatusForbidden, apiError{Type: "invalid_request_error", Code: ptr("model_not_found"),
+			Message: fmt.Sprintf("Project `proj_fake0000` does not have access to model `%s`", model)})
+	case tools && s.noTools[model]:
+		writeError(w, http.StatusBadRequest, apiError{Type: "api_error", Message: "registry.ollama.ai/library/" + model + " does not support tools"})
+	case stream:
+		// Not a rule of the service: this fake only answers whole completions.
+		writeError(w, http.StatusBadRequest, apiError{Message: "stream: this fake answers non-streaming requests only", Type: "invalid_request_error"})
+	default:
+		return false
+	}
+	return true
+}
+
+// scripted plays the scripted reply's delay, headers and error; it reports whether the caller
+// should answer the reply's content.
+func (s *Server) scripted(w http.ResponseWriter, r *http.Request, reply Reply, model string) bool {
 	if reply.Delay > 0 {
 		t := time.NewTimer(reply.Delay)
 		select {
 		case <-r.Context().Done():
 			t.Stop()
-			return
+			return false
 		case <-t.C:
 		}
 	}
@@ -274,13 +407,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if reply.Status >= 400 && reply.Body != "" {
 		w.WriteHeader(reply.Status)
 		_, _ = io.WriteString(w, reply.Body)
-		return
+		return false
 	}
 	if reply.Status >= 400 {
-		writeError(w, reply.Status, replyError(reply, req.Model))
-		return
+		writeError(w, reply.Status, replyError(reply, model))
+		return false
 	}
-	s.answer(w, req, reply)
+	return true
 }
 
 func replyError(reply Reply, model string) apiError {
@@ -315,20 +448,24 @@ func replyError(reply Reply, model string) apiError {
 // (https://platform.openai.com/docs/api-reference/models/retrieve): the model object, or the
 // 404 of a model the service does not serve.
 func (s *Server) model(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.calls++
-	s.mu.Unlock()
+	s.record(r)
 	if e, ok := s.checkAuth(r.Header); !ok {
 		writeError(w, http.StatusUnauthorized, e)
 		return
 	}
 	id := r.PathValue("model")
-	if _, ok := s.models.Lookup(id); !ok {
-		writeError(w, http.StatusNotFound, apiError{Type: "invalid_request_error", Code: ptr("model_not_found"),
-			Message: fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", id)})
+	m, ok := s.models.Lookup(id)
+	if !ok || s.noAccess[id] {
+		writeError(w, http.StatusNotFound, *openaiapi.ModelNotFound(id))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"id": id, "object": "model", "created": 1744316542, "owned_by": "system"})
+	// shutdown_date: "YYYY-MM-DD", or null when none is announced
+	// (https://developers.openai.com/api/docs/deprecations).
+	var shutdown any
+	if m.Shutdown != "" {
+		shutdown = m.Shutdown
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": id, "object": "model", "created": 1744316542, "owned_by": "system", "shutdown_date": shutdown})
 }
 
 func (s *Server) checkAuth(h http.Header) (apiError, bool) {
@@ -371,23 +508,24 @@ func (s *Server) answer(w http.ResponseWriter, req Request, reply Reply) {
 	msg := map[string]any{"role": "assistant", "content": nil, "refusal": nil, "annotations": []any{}}
 	finish := reply.FinishReason
 	outChars := 0
-	if reply.Text != "" || reply.ToolCall == nil {
+	calls := reply.calls()
+	if reply.Text != "" || len(calls) == 0 {
 		msg["content"] = reply.Text
 		outChars += utf8.RuneCountInString(reply.Text)
 		if finish == "" {
 			finish = "stop"
 		}
 	}
-	if tc := reply.ToolCall; tc != nil {
-		cid := tc.ID
-		if cid == "" {
-			cid = fmt.Sprintf("call_fake%04d", id)
+	if len(calls) > 0 {
+		var out []map[string]any
+		for i, tc := range calls {
+			out = append(out, map[string]any{
+				"id": tc.callID(id, i), "type": "function",
+				"function": map[string]string{"name": tc.Name, "arguments": tc.Arguments},
+			})
+			outChars += utf8.RuneCountInString(tc.Name) + utf8.RuneCountInString(tc.Arguments)
 		}
-		msg["tool_calls"] = []map[string]any{{
-			"id": cid, "type": "function",
-			"function": map[string]string{"name": tc.Name, "arguments": tc.Arguments},
-		}}
-		outChars += utf8.RuneCountInString(tc.Name) + utf8.RuneCountInString(tc.Arguments)
+		msg["tool_calls"] = out
 		if finish == "" {
 			// As the service does: a call the request forced ends with "stop", one the model
 			// chose with "tool_calls".
