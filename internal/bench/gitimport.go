@@ -504,7 +504,7 @@ func (im *GitImporter) truth(ctx context.Context, mb MergedBranch, files []diff.
 				continue
 			}
 			t := Truth{ID: id, Author: author, Path: f.OldPath, Line: lastLine, Side: "RIGHT", Body: body,
-				Kind: feedbackKind(message, im.Ignore), Addressed: true}
+				Kind: feedbackKind(message, im.Ignore), Addressed: true, Source: SourceFeedback}
 			if first < lastLine {
 				t.StartLine = first
 			}

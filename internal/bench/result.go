@@ -179,7 +179,8 @@ type TruthOutcome struct {
 	Kind      string            `json:"kind"`
 	Addressed bool              `json:"addressed"`
 	Body      string            `json:"body"`
-	Matches   map[string]string `json:"matches"` // tier -> finding id; a missing tier is a miss
+	Source    string            `json:"source,omitempty"` // the truth item's: "feedback" for a change made in answer to review
+	Matches   map[string]string `json:"matches"`          // tier -> finding id; a missing tier is a miss
 }
 
 // FindingOutcome is one council finding of the sample.

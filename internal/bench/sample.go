@@ -72,7 +72,14 @@ type Truth struct {
 	ReviewBody bool    `json:"review_body"`
 	URL        string  `json:"url,omitempty"`
 	Replies    []Reply `json:"replies,omitempty"` // the thread's answers: context, not truth
+	// Source says what the item is: "" a human reviewer's comment, SourceFeedback a change the
+	// author made in answer to review (an import from git: Body is the commit message and the
+	// hunk).
+	Source string `json:"source,omitempty"`
 }
+
+// SourceFeedback is the source of a truth item that is a change made in answer to review.
+const SourceFeedback = "feedback"
 
 // Reply is an answer in a truth comment's thread.
 type Reply struct {
@@ -142,6 +149,9 @@ func (s Sample) Validate() error {
 		seen[t.ID] = true
 		if !slices.Contains(Kinds, t.Kind) {
 			bad("%s.kind %q: must be one of %s", where, t.Kind, strings.Join(Kinds, ", "))
+		}
+		if t.Source != "" && t.Source != SourceFeedback {
+			bad("%s.source %q: must be %q or left out (a reviewer's comment)", where, t.Source, SourceFeedback)
 		}
 		if t.Side != "" && t.Side != "RIGHT" && t.Side != "LEFT" {
 			bad("%s.side %q: must be RIGHT or LEFT", where, t.Side)

@@ -206,7 +206,7 @@ func ScoreRun(in ScoreInput, opts ScoreOptions, v *Verdicts) Score {
 		for t, tr := range s.truth {
 			ss.Truth[s.tOrig[t]] = TruthOutcome{
 				ID: tr.ID, Author: tr.Author, Path: tr.Path, Line: tr.Line, StartLine: tr.StartLine,
-				Kind: tr.Kind, Addressed: tr.Addressed, Body: tr.Body, Matches: map[string]string{},
+				Kind: tr.Kind, Addressed: tr.Addressed, Body: tr.Body, Source: tr.Source, Matches: map[string]string{},
 			}
 		}
 		dup := m.duplicates(s)

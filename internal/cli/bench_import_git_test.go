@@ -203,8 +203,8 @@ func TestBenchImportGit(t *testing.T) {
 	for _, tr := range s.Truth {
 		got = append(got, item{tr.Path, tr.Author, tr.StartLine, tr.Line,
 			strings.Contains(tr.Body, "fixup! Add Cache.Lookup"), strings.Contains(tr.Body, "Address review comments")})
-		if tr.Side != "RIGHT" || !tr.Addressed || tr.Kind != "other" || !strings.Contains(tr.Body, "```diff\n@@ ") {
-			t.Errorf("truth %s: side %s, addressed %v, kind %s, body:\n%s", tr.ID, tr.Side, tr.Addressed, tr.Kind, tr.Body)
+		if tr.Side != "RIGHT" || !tr.Addressed || tr.Kind != "other" || tr.Source != bench.SourceFeedback || !strings.Contains(tr.Body, "```diff\n@@ ") {
+			t.Errorf("truth %s: side %s, addressed %v, kind %s, source %q, body:\n%s", tr.ID, tr.Side, tr.Addressed, tr.Kind, tr.Source, tr.Body)
 		}
 	}
 	// cache.go's step15 (line 22 at head: 7 lines before the body); old.go's legacy07 at its

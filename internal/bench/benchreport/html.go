@@ -286,7 +286,7 @@ type chip struct {
 }
 
 type truthRow struct {
-	ID, Author, Loc, Kind string
+	ID, Author, Loc, Kind, Source string
 	Addressed             bool
 	Body                  string
 	Cells                 []cellView
@@ -382,7 +382,7 @@ func newSampleView(views []runView, runs []Run, all []string, def, id string) sa
 	for _, tid := range truthIDs {
 		t := truthOf[tid]
 		row := truthRow{ID: t.ID, Author: t.Author, Loc: loc(t.Path, t.StartLine, t.Line), Kind: t.Kind,
-			Addressed: t.Addressed, Body: t.Body}
+			Source: t.Source, Addressed: t.Addressed, Body: t.Body}
 		for i, r := range runs {
 			row.Cells = append(row.Cells, truthCell(sv.Heads[i], r.Score, all, def, id, tid))
 		}
