@@ -287,9 +287,9 @@ type chip struct {
 
 type truthRow struct {
 	ID, Author, Loc, Kind, Source string
-	Addressed             bool
-	Body                  string
-	Cells                 []cellView
+	Addressed                     bool
+	Body                          string
+	Cells                         []cellView
 }
 
 // cellView is one run's column in a row of the drill-down: a note when the run has no such
