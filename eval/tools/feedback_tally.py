@@ -6,14 +6,17 @@ usage: feedback_tally.py KEY_JSON LABELS_JSONL RUN_DIR...
 Each RUN_DIR holds score.json from `council bench score RUN_DIR --truth DATASET --judge ...`:
 recall and matching precision at L1 (same file, within 3 lines) and L3 (the judge), overall
 and per reviewer (each reviewer's findings matched alone). KEY_JSON and LABELS_JSONL are
-judgeprep.py's key and the blind judges' labels: "judged precision" is the share of the
-findings a run shows (reported and other notes) that the judges found valid ("valid+minor":
-true of the code, if of low value), and "judge-marked recall" the share of feedback items some
-shown finding of the run raises, in the judges' opinion ("truth": [ids]).
+judgeprep.py's key and the blind judges' labels. A run shows its findings up front (reported
+inline, or other notes in the body) and, after the validator, the minor ones in one collapsed
+list; bench score counts both as predictions. "judged valid" is the share of shown findings
+the judges labelled valid, up front and in all; "judged true" counts minor labels too (true of
+the code, if of low value); "judge-marked recall" is the share of feedback items that some
+shown finding raises, in the judges' opinion ("truth": [ids]).
 """
 import collections, json, os, sys
 
-SHOWN = ("reported", "other_note")
+UP_FRONT = ("reported", "other_note")
+SHOWN = UP_FRONT + ("minor",)
 
 
 def tier(tiers, name):
@@ -38,26 +41,35 @@ def main():
     if missing:
         print("warning: %d shown findings without a label: %s" % (len(missing), ", ".join(missing[:10])))
     runs = sys.argv[3:]
-    head = ("run", "samples", "truth items", "findings shown/PR", "recall L1", "recall L3 (judge)", "precision L1",
-            "precision L3", "judged precision (valid)", "valid+minor", "judge-marked recall")
+    head = ("run", "samples", "truth items", "shown/PR (up front)", "recall L1", "recall L3 (judge)", "precision L1",
+            "precision L3", "judged valid: up front", "judged valid: all shown", "judged true: all shown",
+            "judge-marked recall: up front", "judge-marked recall: all shown")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     lens_rows = []
+
+    def share(items, ok):
+        n = sum(1 for _, _, l in items if ok(l))
+        return "%s (%d/%d)" % (fmt(n / len(items) if items else None), n, len(items))
+
+    def marked(items, truth_items):
+        m = {(k["case"], t) for _, k, l in items for t in (l.get("truth") or [])}
+        return "%s (%d/%d)" % (fmt(len(m) / truth_items if truth_items else None), len(m), truth_items)
+
     for run in runs:
         name = os.path.basename(os.path.normpath(run))
         sc = json.load(open(os.path.join(run, "score.json")))
         l1, l3 = tier(sc["tiers"], "L1"), tier(sc["tiers"], "L3")
         items = [(i, k, labels.get(i, {})) for i, k in key.items() if k["run"] == name and k["status"] in SHOWN]
-        valid = sum(1 for _, _, l in items if l.get("label") == "valid")
-        true_ = sum(1 for _, _, l in items if l.get("label") in ("valid", "minor"))
-        marked = {(k["case"], t) for _, k, l in items for t in (l.get("truth") or [])}
-        print("| %s | %d | %d | %.2f | %s | %s | %s | %s | %s (%d/%d) | %s | %s (%d/%d) |" % (
-            name, sc["samples"], sc["truth_items"], len(items) / max(1, sc["samples"]),
+        front = [x for x in items if x[1]["status"] in UP_FRONT]
+        n = max(1, sc["samples"])
+        print("| %s | %d | %d | %.2f (%.2f) | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            name, sc["samples"], sc["truth_items"], len(items) / n, len(front) / n,
             fmt(l1["micro"]["recall"]), fmt(l3["micro"]["recall"] if l3 else None),
             fmt(l1["micro"]["precision"]), fmt(l3["micro"]["precision"] if l3 else None),
-            fmt(valid / len(items) if items else None), valid, len(items),
-            fmt(true_ / len(items) if items else None),
-            fmt(len(marked) / sc["truth_items"] if sc["truth_items"] else None), len(marked), sc["truth_items"]))
+            share(front, lambda l: l.get("label") == "valid"), share(items, lambda l: l.get("label") == "valid"),
+            share(items, lambda l: l.get("label") in ("valid", "minor")),
+            marked(front, sc["truth_items"]), marked(items, sc["truth_items"])))
         for rv in sc["by_reviewer"]:
             r1, r3 = tier(rv["tiers"], "L1"), tier(rv["tiers"], "L3")
             own = [(i, k, l) for i, k, l in items if (k.get("lenses") or [""])[0] == rv["reviewer"]]
@@ -65,7 +77,7 @@ def main():
             lens_rows.append((name, rv["reviewer"], rv["findings"], r1, r3, v, len(own)))
     print()
     head = ("run", "reviewer", "findings", "recall L1", "recall L3 (judge)", "precision L1", "precision L3",
-            "judged precision of the findings it owns")
+            "judged valid of the shown findings it owns")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for name, rev, n, r1, r3, v, own in lens_rows:

@@ -359,10 +359,7 @@ func (im *GitImporter) Sample(ctx context.Context, mb MergedBranch) (Sample, Mer
 	if err != nil {
 		return Sample{}, mb, err
 	}
-	truth, dropped, err := im.truth(ctx, mb, files, msgs, touched, reviewed)
-	if err != nil {
-		return Sample{}, mb, err
-	}
+	truth, dropped := im.truth(ctx, mb, files, msgs, touched, reviewed)
 	number, title, from := PRFromMerge(msgs[mb.Merge.SHA])
 	if title == "" {
 		title = mb.Line[0].Subject // GitHub's merge message without the title
@@ -393,16 +390,12 @@ func (im *GitImporter) touchedBy(ctx context.Context, mb MergedBranch) (map[stri
 	out := map[string][]int{}
 	prev := mb.Line[mb.Head].SHA
 	for i, c := range mb.Feedback {
-		files, err := im.Git.DiffRange(ctx, prev, c.SHA)
+		changed, err := im.Git.ChangedFiles(ctx, prev, c.SHA)
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range files {
-			for _, p := range []string{f.OldPath, f.NewPath} {
-				if p != "" && !slices.Contains(out[p], i) {
-					out[p] = append(out[p], i)
-				}
-			}
+		for p := range changed {
+			out[p] = append(out[p], i)
 		}
 		prev = c.SHA
 	}
@@ -413,7 +406,7 @@ func (im *GitImporter) touchedBy(ctx context.Context, mb MergedBranch) (map[stri
 const maxHunkLines = 40
 
 func (im *GitImporter) truth(ctx context.Context, mb MergedBranch, files []diff.File, msgs map[string]string,
-	touched map[string][]int, reviewed map[string]bool) ([]Truth, []Dropped, error) {
+	touched map[string][]int, reviewed map[string]bool) ([]Truth, []Dropped) {
 	head := mb.Line[mb.Head].SHA
 	last := mb.Feedback[len(mb.Feedback)-1].SHA
 	idPrefix := mb.Feedback[0].SHA[:10]
@@ -511,7 +504,7 @@ func (im *GitImporter) truth(ctx context.Context, mb MergedBranch, files []diff.
 			truth = append(truth, t)
 		}
 	}
-	return truth, dropped, nil
+	return truth, dropped
 }
 
 // committerOf is who made a feedback commit: its committer, or its author when GitHub

@@ -14,7 +14,8 @@ import (
 
 // Kubernetes' history holds about 130,000 commits, merged by its bots with merge commits:
 // benchHistory builds one of that size with git fast-import. Every branch forks from main's
-// tip, changes a line or two of one of 500 files per commit, and one in eight answers review.
+// tip, changes a line of one of 500 files per commit, and one in eight answers review with a
+// change to the file its first commit changed.
 const (
 	benchMerges      = 20000
 	benchFiles       = 500
@@ -99,9 +100,16 @@ func benchHistory(b *testing.B) (dir string, since time.Time, commits int) {
 			feedbackAt = 1 + next(n-1)
 		}
 		branchTip := tip
+		first := -1
 		for c := range n {
 			file := next(benchFiles)
 			line := next(benchFileLines)
+			if c == 0 {
+				first = file
+			}
+			if c == feedbackAt {
+				file = first // review asks for changes in what the branch changed
+			}
 			files[file][line] = fmt.Sprintf("\tvalue%03d_%02d := compute(%d, %d) + %d", file, line, file, line, m)
 			msg := fmt.Sprintf("pkg%03d: change %d of #%d", file, c, m)
 			if c == feedbackAt {
