@@ -520,6 +520,8 @@ func shortCommit(sha string) string {
 // sample it gave or why it gave none.
 type ImportLog struct {
 	PRs []ImportEntry `json:"prs"`
+
+	at map[string]int // index in PRs by entryKey, built by the first Record
 }
 
 // ImportEntry is one pull request of the log: ID when imported, Reason when skipped. An
@@ -536,17 +538,27 @@ type ImportEntry struct {
 // Record adds e, replacing what an earlier import said about the same pull request (the same
 // merge commit, for an import from git).
 func (l *ImportLog) Record(e ImportEntry) {
-	for i, x := range l.PRs {
-		same := x.Number == e.Number
-		if x.Merge != "" || e.Merge != "" {
-			same = x.Merge == e.Merge
-		}
-		if strings.EqualFold(x.Repo, e.Repo) && same {
-			l.PRs[i] = e
-			return
+	if l.at == nil {
+		l.at = make(map[string]int, len(l.PRs))
+		for i, x := range l.PRs {
+			l.at[entryKey(x)] = i
 		}
 	}
+	k := entryKey(e)
+	if i, ok := l.at[k]; ok {
+		l.PRs[i] = e
+		return
+	}
+	l.at[k] = len(l.PRs)
 	l.PRs = append(l.PRs, e)
+}
+
+// entryKey identifies what an entry is about: a merge commit, or a pull request by number.
+func entryKey(e ImportEntry) string {
+	if e.Merge != "" {
+		return strings.ToLower(e.Repo) + "@" + e.Merge
+	}
+	return strings.ToLower(e.Repo) + "#" + strconv.Itoa(e.Number)
 }
 
 // ReadImportLog reads dir's import.json; a dataset without one has an empty log.

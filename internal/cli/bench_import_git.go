@@ -64,7 +64,7 @@ func (o *BenchImportOptions) validateGit() error {
 var skipsNotShown = map[string]bool{bench.SkipNoFeedback: true, bench.SkipNothingMerged: true}
 
 // benchGitImportRun imports the merged branches of a local clone.
-func benchGitImportRun(ctx context.Context, f *Factory, o *BenchImportOptions) error {
+func benchGitImportRun(ctx context.Context, f *Factory, o *BenchImportOptions) (err error) {
 	g, err := source.OpenGit(ctx, o.Git)
 	if err != nil {
 		return fmt.Errorf("--git %s: %w", o.Git, err)
@@ -114,6 +114,14 @@ func benchGitImportRun(ctx context.Context, f *Factory, o *BenchImportOptions) e
 	if err != nil {
 		return err
 	}
+	// import.json is written after each sample and once at the end, an interrupted or failed
+	// import included: rewriting it after each of thousands of skipped merges would cost more
+	// than the walk.
+	defer func() {
+		if werr := bench.WriteImportLog(o.Out, log); werr != nil && err == nil {
+			err = werr
+		}
+	}()
 	im := &bench.GitImporter{Git: g, Repo: repo, BaseRef: branch, Ignore: o.IgnoreUsers, Paths: o.Paths}
 	imported, held := 0, 0
 	skipped := map[string]int{}
@@ -159,15 +167,15 @@ func benchGitImportRun(ctx context.Context, f *Factory, o *BenchImportOptions) e
 					return err
 				}
 				log.Record(bench.ImportEntry{Repo: repo.Name, Number: number, Merge: mb.Merge.SHA, ID: s.ID})
+				if err := bench.WriteImportLog(o.Out, log); err != nil {
+					return err
+				}
 				imported++
 				held++
 				fb := sel.Feedback[0]
 				fmt.Fprintf(f.Err, "imported %s: %d truth items (%d dropped), head %s, feedback from %s %q by %s\n",
 					s.ID, len(s.Truth), len(s.Dropped), s.Head[:7], fb.SHA[:7], fb.Subject, s.Truth[0].Author)
 			}
-		}
-		if err := bench.WriteImportLog(o.Out, log); err != nil {
-			return err
 		}
 		if o.Max > 0 && held >= o.Max {
 			break
