@@ -346,25 +346,17 @@ Answer with only one JSON object, no other text: {"reason": "one sentence", "ver
 const maxField = 6000
 
 func (j *Judge) sameRequest(p JudgePair) provider.Request {
-	var b strings.Builder
+	tag, what, question, rules := "human_comment", "Comment:",
+		"Are the human comment and the council finding about the same underlying issue?", sameRules
 	if p.Truth.Source == SourceFeedback {
-		b.WriteString("<review_feedback>\n")
-		fmt.Fprintf(&b, "Location: %s\n", truthLocation(p.Truth))
-		b.WriteString("Change (commit message, then the hunk):\n")
-		b.WriteString(defuse(p.Truth.Body))
-		b.WriteString("\n</review_feedback>\n\n")
-		writeFinding(&b, p.Finding)
-		b.WriteString("\nDoes the council finding ask for this change, or raise the issue it fixes? Answer with the JSON object only.")
-		return j.request(sameFeedbackRules, b.String())
+		tag, what, question, rules = "review_feedback", "Change (commit message, then the hunk):",
+			"Does the council finding ask for this change, or raise the issue it fixes?", sameFeedbackRules
 	}
-	b.WriteString("<human_comment>\n")
-	fmt.Fprintf(&b, "Location: %s\n", truthLocation(p.Truth))
-	b.WriteString("Comment:\n")
-	b.WriteString(defuse(p.Truth.Body))
-	b.WriteString("\n</human_comment>\n\n")
+	var b strings.Builder
+	fmt.Fprintf(&b, "<%s>\nLocation: %s\n%s\n%s\n</%s>\n\n", tag, truthLocation(p.Truth), what, defuse(p.Truth.Body), tag)
 	writeFinding(&b, p.Finding)
-	b.WriteString("\nAre the human comment and the council finding about the same underlying issue? Answer with the JSON object only.")
-	return j.request(sameRules, b.String())
+	b.WriteString("\n" + question + " Answer with the JSON object only.")
+	return j.request(rules, b.String())
 }
 
 func (j *Judge) plausibleRequest(f JudgeFinding) provider.Request {
