@@ -10,12 +10,13 @@ import (
 	"github.com/council-dev/council/internal/source"
 )
 
-// An import from git (GitImporter) finds, on each merged branch, the first commit whose
-// subject says it answers review, and takes what it changed as what the reviewers asked for.
-// These are the rules, meant to be read and argued with like classify.go's.
+// An import from git (GitImporter) finds, on each merged branch, the first commit that
+// answers review, and takes what it changed as what the reviewers asked for. These are the
+// rules, meant to be read and argued with like classify.go's.
 //
-// A commit answers review (FeedbackPhrase) when it is not a merge and its subject, compared
-// case-insensitively:
+// A commit answers review (AnswersReview) when it is not a merge and either it applies review
+// suggestions on GitHub with a person other than its author credited (see AnswersReview), or
+// its subject (FeedbackPhrase), compared case-insensitively:
 //   - starts with "fixup!", "squash!" or "amend!" (git's autosquash commits);
 //   - says it addresses, applies, incorporates or resolves review, comments, feedback, nits,
 //     suggestions or remarks ("Address review comments", "Apply suggestions from code
