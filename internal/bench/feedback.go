@@ -117,11 +117,30 @@ func AnswersReview(c source.Commit, message string, ignore []string) (string, bo
 func namesIgnored(text string, ignore []string) bool {
 	lower := strings.ToLower(text)
 	for _, l := range ignore {
-		if l = strings.ToLower(strings.TrimSpace(l)); l != "" && regexp.MustCompile(`\b`+regexp.QuoteMeta(l)+`\b`).MatchString(lower) {
-			return true
+		l = strings.ToLower(strings.TrimSpace(l))
+		for rest, at := lower, 0; l != ""; {
+			i := strings.Index(rest, l)
+			if i < 0 {
+				break
+			}
+			start, end := at+i, at+i+len(l)
+			if !wordByte(lower, start-1) && !wordByte(lower, end) {
+				return true
+			}
+			rest, at = lower[start+1:], start+1
 		}
 	}
 	return false
+}
+
+// wordByte reports whether s[i] is a letter, digit or underscore; false outside s. It is
+// called for every subject of a walk, so it compiles nothing.
+func wordByte(s string, i int) bool {
+	if i < 0 || i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // feedbackKind is a feedback commit message's kind, by Classify's rules over the message

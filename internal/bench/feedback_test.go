@@ -74,6 +74,9 @@ func TestFeedbackPhrase(t *testing.T) {
 	if _, ok := FeedbackPhrase("address helperbot2000 review", []string{"HelperBot2000"}); ok {
 		t.Error("a subject that names an ignored login is taken as a person's review")
 	}
+	if _, ok := FeedbackPhrase("address bobby's review", []string{"bob"}); !ok {
+		t.Error("an ignored login inside a longer word counts as named")
+	}
 	if _, ok := FeedbackPhrase("address alice's review", []string{"HelperBot2000"}); !ok {
 		t.Error("an ignored login that the subject does not name changes the verdict")
 	}
