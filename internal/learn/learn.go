@@ -39,7 +39,30 @@ type Signal struct {
 	// Addressed: the commented lines changed between the comment's commit and the merge (the
 	// benchmark importer's rule, bench.Changes.Addressed); false for an unmerged pull request.
 	Addressed bool `json:"addressed"`
+	// Source says whose words the signal holds: "" (SourceCouncil) for council's own comment,
+	// SourceReview for a human reviewer's inline comment, SourceFeedback for a change a
+	// branch made in answer to review, found in git history. The last two are asks: what this
+	// repository's reviewers asked authors for.
+	Source string `json:"source,omitempty"`
+	// Author is who wrote the words: a human reviewer's login (SourceReview), or the author of
+	// the commit that answered review (SourceFeedback); "" for council's own comments.
+	Author string `json:"author,omitempty"`
+	// Merge and Commit (SourceFeedback): the merge commit that brought the branch in, and the
+	// commit that made the change. Body then holds the commit's message and the hunk.
+	Merge  string `json:"merge,omitempty"`
+	Commit string `json:"commit,omitempty"`
 }
+
+// Sources of a signal.
+const (
+	SourceCouncil  = ""         // council's own inline comment
+	SourceReview   = "review"   // a human reviewer's inline comment
+	SourceFeedback = "feedback" // a change made in answer to review, from git history
+)
+
+// IsAsk reports whether the signal is something a human reviewer asked for (SourceReview or
+// SourceFeedback) rather than council's own comment.
+func (s Signal) IsAsk() bool { return s.Source == SourceReview || s.Source == SourceFeedback }
 
 // Reply is one reply in the thread of a council comment.
 type Reply struct {

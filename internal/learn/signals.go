@@ -28,8 +28,10 @@ var (
 //  5. Ignored otherwise: nobody said or did anything that tells either way.
 //
 // Equal positive and negative reactions cancel out and fall through to rules 4 and 5.
+//
+// A change found in git history (SourceFeedback) is the author's answer to review: accepted.
 func (s Signal) Outcome() Outcome {
-	if s.Addressed {
+	if s.Addressed || s.Source == SourceFeedback {
 		return Accepted
 	}
 	pos, neg := s.reactionBalance()
