@@ -299,7 +299,7 @@ func TestDoctorOffline(t *testing.T) {
 		}
 		r := council(t, p.env, args...)
 		lines := doctorLines(t, r.out)
-		if r.code != ExitOK || !hasLine(lines, "ok   requests for "+model, "of the 17 kinds council sends pass "+p.api) ||
+		if r.code != ExitOK || !hasLine(lines, "ok   requests for "+model, "of the 18 kinds council sends pass "+p.api) ||
 			!hasLine(lines, "warn credentials", "no key") || strings.Contains(r.err, "Usage:") ||
 			(p.warn != "" && !hasLine(lines, p.warn, "OpenAI shuts it down on", "such as gpt-6.2-sol")) {
 			t.Errorf("%s %s: exit %d:\n%s%s", p.provider, model, r.code, r.out, r.err)
@@ -309,7 +309,7 @@ func TestDoctorOffline(t *testing.T) {
 	// A model that calls tools only through the Responses API, told to use Chat Completions,
 	// fails with council's own words: one line for the one cause, naming the kinds it refused.
 	r := council(t, chat, "doctor", "--dir", repo, "--offline", "--provider", "openai", "--model", "gpt-6.2-sol")
-	if lines := doctorLines(t, r.out); r.code != ExitFindings || !hasLine(lines, "fail requests for gpt-6.2-sol", "15 kinds (", "Responses API", "COUNCIL_OPENAI_API") ||
+	if lines := doctorLines(t, r.out); r.code != ExitFindings || !hasLine(lines, "fail requests for gpt-6.2-sol", "16 kinds (", "Responses API", "COUNCIL_OPENAI_API") ||
 		strings.Count(r.out, "fail requests for gpt-6.2-sol") != 1 || !hasLine(lines, "ok   openai api", "Chat Completions") {
 		t.Errorf("gpt-6.2-sol on Chat Completions: exit %d:\n%s%s", r.code, r.out, r.err)
 	}

@@ -153,7 +153,13 @@ type Comments struct {
 	MaxPerReviewer int              `yaml:"max_per_reviewer"` // 0: no cap
 	SeverityFloor  finding.Severity `yaml:"severity_floor"`   // findings below it are filtered
 	MinConfidence  float64          `yaml:"min_confidence"`   // 0..1
+	// MaxAskNits caps the minor findings per change that the repository's ask learnings put
+	// up front as nits (the learnings with the most evidence first); 0 shows none up front.
+	MaxAskNits int `yaml:"max_ask_nits"`
 }
+
+// DefaultMaxAskNits is comments.max_ask_nits when the config leaves it out.
+const DefaultMaxAskNits = 3
 
 // Output says what is written and when the run fails.
 type Output struct {
@@ -198,7 +204,7 @@ func Default() Config {
 		Concurrency:  4,
 		Budget:       Budget{TokensPerRequest: 60000, MaxOutputTokens: 8192},
 		Paths:        Paths{Include: []string{"**"}},
-		Comments:     Comments{SeverityFloor: finding.Nit},
+		Comments:     Comments{SeverityFloor: finding.Nit, MaxAskNits: DefaultMaxAskNits},
 		Output:       Output{Format: []string{"markdown"}},
 		ContextLines: 10,
 		Tools:        Tools{Enabled: true, MaxCalls: 20, MaxBytes: 20000, MaxTotalBytes: 200000, MaxTurns: 8, MaxTokens: 400000},
@@ -339,6 +345,9 @@ func (c Config) validate(doc *Document) error {
 				bad(err.Error(), "paths", list.key, i)
 			}
 		}
+	}
+	if c.Comments.MaxAskNits < 0 {
+		bad(fmt.Sprintf("must be >= 0 (got %d); 0 shows no minor finding up front", c.Comments.MaxAskNits), "comments", "max_ask_nits")
 	}
 	if c.Comments.MaxPerReviewer < 0 {
 		bad(fmt.Sprintf("must be >= 0 (got %d); 0 means no cap", c.Comments.MaxPerReviewer), "comments", "max_per_reviewer")

@@ -42,6 +42,7 @@ comments:
   max_per_reviewer: 10
   severity_floor: low
   min_confidence: 0.4
+  max_ask_nits: 2
 output:
   format: [markdown, json]
   fail_on: high
@@ -100,7 +101,7 @@ func TestParseFull(t *testing.T) {
 			"gpt-4.1-mini": {Input: 0.4, Output: 1.6},
 		},
 		Paths:        Paths{Include: []string{"**"}, Exclude: []string{"docs/generated/**", "**/*.pb.go"}},
-		Comments:     Comments{MaxPerReviewer: 10, SeverityFloor: finding.Low, MinConfidence: 0.4},
+		Comments:     Comments{MaxPerReviewer: 10, SeverityFloor: finding.Low, MinConfidence: 0.4, MaxAskNits: 2},
 		Output:       Output{Format: []string{"markdown", "json"}, FailOn: finding.High},
 		ContextLines: 20,
 		Instructions: []Instruction{
@@ -393,6 +394,12 @@ func TestParseErrors(t *testing.T) {
 			in:   "comments:\n  min_confidence: 2\n",
 			want: ".council.yaml:2:19: comments.min_confidence: must be between 0 and 1 (got 2)",
 			key:  "comments.min_confidence",
+		},
+		{
+			name: "negative ask nits",
+			in:   "comments:\n  max_ask_nits: -1\n",
+			want: ".council.yaml:2:17: comments.max_ask_nits: must be >= 0 (got -1); 0 shows no minor finding up front",
+			key:  "comments.max_ask_nits",
 		},
 		{
 			name: "bench threshold",

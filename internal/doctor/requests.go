@@ -47,6 +47,7 @@ const (
 	KindPersonaBatch     = "persona build: a batch of comments"
 	KindPersonaMerge     = "persona build: merging the batches"
 	KindLearnings        = "council learn: learnings from signals"
+	KindAsks             = "council learn: asks from what reviewers asked for"
 )
 
 // Kinds lists every kind of request Requests returns, in order.
@@ -56,7 +57,7 @@ func Kinds() []string {
 		KindValidatorFirst, KindValidatorTools, KindValidatorFinal,
 		KindReviewNoTools, KindValidatorNoTools,
 		KindOverview, KindThreadCheck, KindQuestion, KindJudgeSame, KindJudgePlausible,
-		KindPersonaBatch, KindPersonaMerge, KindLearnings,
+		KindPersonaBatch, KindPersonaMerge, KindLearnings, KindAsks,
 	}
 }
 
@@ -242,6 +243,8 @@ func answerFor(tool string, req provider.Request) any {
 		}
 	case learn.Tool:
 		return map[string]any{"learnings": []any{}}
+	case learn.AskTool:
+		return map[string]any{"asks": []any{}}
 	}
 	return map[string]any{}
 }
@@ -265,6 +268,8 @@ func kindOf(req provider.Request) string {
 			return KindOverview
 		case learn.Tool:
 			return KindLearnings
+		case learn.AskTool:
+			return KindAsks
 		case persona.Tool:
 			if strings.Contains(req.Messages[0].Content[0].Text, "Combine the batches' notes") {
 				return KindPersonaMerge

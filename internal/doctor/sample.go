@@ -157,5 +157,18 @@ func sampleSignals() []learn.Signal {
 		signal(1, "style", "Doc comment does not start with the name", false),
 		signal(2, "concurrency", "Map read without the lock", true),
 		signal(3, "concurrency", "Map read without the lock", true),
+		ask(4, at), ask(5, at),
+	}
+}
+
+// ask is what a human reviewer asked for, as council learn --git finds it: a change made in
+// answer to review.
+func ask(i int, at time.Time) learn.Signal {
+	return learn.Signal{
+		Repo: "acme/inventory", PR: 20 + i, PRCreated: at, PRMerged: true, Source: learn.SourceFeedback, Addressed: true,
+		Merge: fmt.Sprintf("%040d", i), Commit: fmt.Sprintf("%039d1", i),
+		URL:  fmt.Sprintf("https://github.com/acme/inventory/commit/%039d1#diff-0R21", i),
+		Path: sampleFile, Line: 21,
+		Body: "Address review comments\n\n@@ -20,2 +20,3 @@\n+// Reserve takes n items out of stock.\n func (s *Store) Reserve(id string, n int) error {",
 	}
 }

@@ -639,8 +639,10 @@ func (s *Session) Run(ctx context.Context, client review.Completer, prices provi
 		SeverityFloor:  s.Config.Comments.SeverityFloor,
 		MinConfidence:  s.Config.Comments.MinConfidence,
 	})
-	// Last, so that what a learning suppresses is what would otherwise have been shown.
+	// Last, so that what a learning suppresses is what would otherwise have been shown; and a
+	// suppressed finding is never put up front.
 	rep.Learnings = s.suppress(merged)
+	s.promote(merged, rep.Learnings)
 	rep.Findings = merged
 
 	rep.Usage = s.usage(total)
@@ -682,7 +684,7 @@ func (s *Session) validate(ctx context.Context, c review.Completer, in review.In
 // them, the code its changed lines use, and the instructions that apply to it; only the path
 // when the change does not modify it.
 func (s *Session) validationFile(ctx context.Context, p string) validate.File {
-	vf := validate.File{Path: p, Instructions: instructions.Render(scope(s.Instructions, []string{p}))}
+	vf := validate.File{Path: p, Instructions: instructions.Render(scope(s.Instructions, []string{p})), Asks: learn.AskList(learn.File{Learnings: s.Learnings}.For([]string{p}))}
 	i := slices.IndexFunc(s.Change.Files, func(f diff.File) bool { return f.Path() == p })
 	if i < 0 {
 		return vf
@@ -747,6 +749,50 @@ func (s *Session) suppress(found []finding.Finding) []report.LearningUse {
 		uses[at[k]].Suppressed = n
 	}
 	return uses
+}
+
+// promote puts up front, as nits, the minor findings that an ask learning promotes (the
+// validator named the ask, and its scope matches), at most comments.max_ask_nits of them: the
+// learnings with the most evidence first, then the findings most severe and most confident.
+// Each says which learning put it there; uses counts them. Nothing else changes: a finding
+// the validator kept for attention is never touched, and no severity is lowered.
+func (s *Session) promote(found []finding.Finding, uses []report.LearningUse) {
+	type candidate struct{ finding, learning int }
+	var cs []candidate
+	for i, fd := range found {
+		for k, l := range s.Learnings {
+			if l.Promotes(fd) {
+				cs = append(cs, candidate{i, k})
+				break
+			}
+		}
+	}
+	weight := func(l learn.Learning) int { return max(len(l.Evidence), l.Counts[string(learn.Accepted)]) }
+	sort.SliceStable(cs, func(a, b int) bool {
+		la, lb := s.Learnings[cs[a].learning], s.Learnings[cs[b].learning]
+		fa, fb := found[cs[a].finding], found[cs[b].finding]
+		switch {
+		case weight(la) != weight(lb):
+			return weight(la) > weight(lb)
+		case fa.Severity.Rank() != fb.Severity.Rank():
+			return fa.Severity.Rank() > fb.Severity.Rank()
+		default:
+			return fa.Confidence > fb.Confidence
+		}
+	})
+	for _, c := range cs[:min(len(cs), s.Config.Comments.MaxAskNits)] {
+		fd, l := &found[c.finding], s.Learnings[c.learning]
+		fd.Status = finding.OtherNote
+		if fd.Anchored {
+			fd.Status = finding.Reported
+		}
+		ref := &finding.LearningRef{ID: l.ID, Text: strings.Join(strings.Fields(l.Text), " ")}
+		for _, e := range l.Evidence {
+			ref.Evidence = append(ref.Evidence, e.URL)
+		}
+		fd.Learning = ref
+		uses[c.learning].Promoted++
+	}
 }
 
 func learningUses(ls []learn.Learning) []report.LearningUse {

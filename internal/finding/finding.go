@@ -86,6 +86,9 @@ type Validation struct {
 	// Merged lists the IDs of findings the validator found to make the same point, folded
 	// into this one (their reviewers are credited in Lenses).
 	Merged []string `json:"merged,omitempty"`
+	// Ask is the id of the repository's ask learning ("reviewers here ask for X") that the
+	// validator found the finding to be an instance of; "" for none.
+	Ask string `json:"ask,omitempty"`
 }
 
 // Finding is one issue raised by one or more reviewers.
@@ -113,6 +116,9 @@ type Finding struct {
 	AnchorNote    string   `json:"anchor_note,omitempty"` // why it is not anchored, or how it was
 	Status        Status   `json:"status"`
 	FilterReason  string   `json:"filter_reason,omitempty"`
+	// Learning is set when an ask learning put this minor finding up front as a nit: what the
+	// repository's reviewers ask for, and the evidence that they do.
+	Learning *LearningRef `json:"learning,omitempty"`
 	// Validation is the validator's verdict, when it checked the finding.
 	Validation *Validation `json:"validation,omitempty"`
 	// Versions holds every reviewer's version of a finding that merged duplicates, the
@@ -126,4 +132,11 @@ func (f Finding) Owner() string {
 		return ""
 	}
 	return f.Lenses[0]
+}
+
+// LearningRef names the learning that put a finding up front, with what reviewers see of it.
+type LearningRef struct {
+	ID       string   `json:"id"`
+	Text     string   `json:"text"`
+	Evidence []string `json:"evidence,omitempty"` // URLs of what the reviewers asked for
 }

@@ -47,6 +47,23 @@ func (l Learning) Suppresses(fd finding.Finding) bool {
 	if l.Reviewer == "" && l.Category == "" && len(l.Paths) == 0 {
 		return false
 	}
+	return l.scopeMatches(fd)
+}
+
+// Promotes reports whether the ask learning may put fd up front as a nit: fd is minor (the
+// validator found it true but not worth attention before merging), the validator named this
+// learning as what fd is an instance of, and every one of reviewer (the finding's owner),
+// category and paths that the learning sets matches, as for Suppresses. The validator's word is
+// needed because a scope is coarse: "docs in web/**" holds asks for a doc comment and notes
+// about a typo alike; the scope is needed because the validator's word is a model's.
+func (l Learning) Promotes(fd finding.Finding) bool {
+	if l.Kind != Ask || fd.Status != finding.Minor || fd.Validation == nil || fd.Validation.Ask != l.ID {
+		return false
+	}
+	return l.scopeMatches(fd)
+}
+
+func (l Learning) scopeMatches(fd finding.Finding) bool {
 	if l.Reviewer != "" && l.Reviewer != fd.Owner() {
 		return false
 	}
@@ -68,11 +85,14 @@ func Prompt(ls []Learning) string {
 	if len(ls) == 0 {
 		return ""
 	}
-	var suppress, emphasise []Learning
+	var suppress, emphasise, asks []Learning
 	for _, l := range ls {
-		if l.Kind == Suppress {
+		switch l.Kind {
+		case Suppress:
 			suppress = append(suppress, l)
-		} else {
+		case Ask:
+			asks = append(asks, l)
+		default:
 			emphasise = append(emphasise, l)
 		}
 	}
@@ -88,14 +108,45 @@ func Prompt(ls []Learning) string {
 			fmt.Fprintf(&b, "- [%s] (%s) %s\n", l.ID, scope(l), fenceLearnings(oneLine(l.Text)))
 		}
 	}
-	section("Do not raise:", suppress)
-	if len(suppress) > 0 && len(emphasise) > 0 {
-		b.WriteString("\n")
+	sections := []struct {
+		title string
+		ls    []Learning
+	}{
+		{"Do not raise:", suppress},
+		{"Look for:", emphasise},
+		{"What reviewers here ask authors for, again and again (learned from the changes they asked for): when this change has an instance on its lines, raise it as its own finding, with the severity the rules' scale gives it (usually low or nit) and a suggestion when one fixes it:", asks},
 	}
-	section("Look for:", emphasise)
+	first := true
+	for _, sc := range sections {
+		if len(sc.ls) == 0 {
+			continue
+		}
+		if !first {
+			b.WriteString("\n")
+		}
+		first = false
+		section(sc.title, sc.ls)
+	}
 	b.WriteString("</learnings>\n")
 	return b.String()
 }
+
+// AskList is the validator's view of the ask learnings among ls: one line each, "- [id]
+// (scope) text", inside <asks>; "" when there are none. Like Prompt, it frames them as data.
+func AskList(ls []Learning) string {
+	var b strings.Builder
+	for _, l := range ls {
+		if l.Kind == Ask {
+			fmt.Fprintf(&b, "- [%s] (%s) %s\n", l.ID, scope(l), fenceLearnings(oneLine(l.Text)))
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "<asks>\n" + asksTag.ReplaceAllString(b.String(), "<\\/asks>") + "</asks>\n"
+}
+
+var asksTag = regexp.MustCompile(`(?i)<\s*/\s*asks\s*>`)
 
 // scope says where a learning applies: "reviewer security, category bug, paths a/**, b/*.go",
 // or "everywhere".

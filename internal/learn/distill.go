@@ -34,6 +34,7 @@ type DistillOptions struct {
 	Model      string
 	MaxTokens  int // output limit per request; DefaultMaxTokens when 0
 	MaxSignals int // signals per request; DefaultMaxSignals when 0. More make more requests.
+	MaxAsks    int // asks per request; DefaultMaxAsks when 0
 	// OnProblem, when set, is told of each proposed learning Distill drops, and why: nothing is
 	// dropped silently, but a dropped learning does not fail the run.
 	OnProblem func(string)
@@ -125,13 +126,24 @@ func (o DistillOptions) withDefaults() DistillOptions {
 // to o.OnProblem); counts and evidence descriptions are computed here from the signals. An
 // answer that cannot be used at all is an *AnswerError; nothing is retried. No signals is no
 // learnings, and no request.
+//
+// Asks (Signal.IsAsk: what human reviewers asked for) are not council's comments: they are
+// distilled into ask learnings by requests of their own (distillAsks), after council's.
 func Distill(ctx context.Context, c provider.Client, ss []Signal, st Stats, o DistillOptions) (File, provider.Usage, error) {
 	o = o.withDefaults()
 	var usage provider.Usage
 	if len(ss) == 0 {
 		return File{}, usage, nil
 	}
-	grouped := slices.Clone(ss)
+	var own, asks []Signal
+	for _, s := range ss {
+		if s.IsAsk() {
+			asks = append(asks, s)
+		} else {
+			own = append(own, s)
+		}
+	}
+	grouped := slices.Clone(own)
 	slices.SortStableFunc(grouped, func(a, b Signal) int {
 		return cmp.Or(cmp.Compare(a.Reviewer, b.Reviewer), cmp.Compare(a.Category, b.Category), cmp.Compare(topDir(a.Path), topDir(b.Path)))
 	})
@@ -172,6 +184,12 @@ func Distill(ctx context.Context, c provider.Client, ss []Signal, st Stats, o Di
 			f.Learnings = append(f.Learnings, l)
 		}
 	}
+	learned, u, err := distillAsks(ctx, c, asks, o, ids)
+	usage = usage.Add(u)
+	if err != nil {
+		return File{}, usage, err
+	}
+	f.Learnings = append(f.Learnings, learned...)
 	if p := f.problem(); p != nil {
 		// learning() checks what problem does; reaching here is a bug, not a model's mistake.
 		return File{}, usage, fmt.Errorf("distill learnings: result does not validate: %s", p.msg)

@@ -117,9 +117,9 @@ func (f File) problem() *problem {
 		seen[l.ID] = i
 		switch {
 		case l.Kind == "":
-			return at("", "kind is missing; set it to %s or %s", Suppress, Emphasise)
-		case l.Kind != Suppress && l.Kind != Emphasise:
-			return at("kind", "kind %q is not %s or %s", l.Kind, Suppress, Emphasise)
+			return at("", "kind is missing; set it to %s, %s or %s", Suppress, Emphasise, Ask)
+		case l.Kind != Suppress && l.Kind != Emphasise && l.Kind != Ask:
+			return at("kind", "kind %q is not %s, %s or %s", l.Kind, Suppress, Emphasise, Ask)
 		case strings.TrimSpace(l.Text) == "":
 			return at("", "text is missing; say what reviewers should (not) raise, and why")
 		case utf8.RuneCountInString(l.Text) > MaxTextLen:
@@ -151,9 +151,11 @@ func (f File) problem() *problem {
 
 // header opens every file Marshal writes, for whoever finds it in a pull request.
 const header = `# council learnings: what this repository's maintainers taught council through the way they
-# received its review comments (replies, reactions, resolved threads, fixes).
+# received its review comments (replies, reactions, resolved threads, fixes), and what its
+# reviewers asked authors for.
 # "suppress" learnings stop a kind of finding from being raised; "emphasise" ones make reviewers
-# look for it. Edit freely: reword, narrow the paths, or delete a learning to forget it.
+# look for it; "ask" ones say what reviewers here ask for, and put such minor findings up front
+# as nits. Edit freely: reword, narrow the paths, or delete a learning to forget it.
 # council reads this file from a pull request's base revision, so changes apply once merged.
 `
 

@@ -78,7 +78,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad id", "learnings:\n  - id: No_Good\n    kind: suppress\n    text: t\n", `l.yaml:2:9: learnings[0].id: learning "No_Good": id "No_Good" is not lower-case letters, digits and '-' (starting with a letter or digit); rename it`},
 		{"missing id", "learnings:\n  - kind: suppress\n    text: t\n", `l.yaml:2:9: learnings[0]: learning 1: id is missing; give it a short name of lower-case letters, digits and '-'`},
 		{"duplicate id", "learnings:\n" + ok + ok, `l.yaml:5:9: learnings[1].id: learning "a": id "a" is already used by learning 1; ids must be unique, rename one`},
-		{"bad kind", "learnings:\n  - id: a\n    kind: ignore\n    text: t\n", `l.yaml:3:11: learnings[0].kind: learning "a": kind "ignore" is not suppress or emphasise`},
+		{"bad kind", "learnings:\n  - id: a\n    kind: ignore\n    text: t\n", `l.yaml:3:11: learnings[0].kind: learning "a": kind "ignore" is not suppress, emphasise or ask`},
 		{"no text", "learnings:\n  - id: a\n    kind: emphasise\n    text: \"  \"\n", `l.yaml:2:7: learnings[0]: learning "a": text is missing; say what reviewers should (not) raise, and why`},
 		{"long text", "learnings:\n  - id: a\n    kind: emphasise\n    text: " + strings.Repeat("x", 501) + "\n", `l.yaml:4:11: learnings[0].text: learning "a": text is 501 characters, more than 500; shorten it`},
 		{"bad glob", "learnings:\n" + ok + "    paths: [\"a/**\", \"b**\"]\n", `l.yaml:5:21: learnings[0].paths[1]: learning "a": paths[1]: "b**": "**" must be a whole path segment ("a/**/b", not "a**")`},

@@ -86,6 +86,11 @@ const (
 const (
 	Suppress  = "suppress"  // a pattern of findings maintainers reject: not raised again
 	Emphasise = "emphasise" // a kind of finding maintainers act on: looked for harder
+	// Ask is what this repository's human reviewers ask authors for again and again, learned
+	// from what they asked (asks: SourceReview and SourceFeedback signals). Reviewers are told
+	// to look for it, and a minor finding the validator sees as an instance of it is shown up
+	// front as a nit (Promotes).
+	Ask = "ask"
 )
 
 // File is .council/learnings.yaml. Its core is a contract: a top-level `learnings:` list whose
@@ -99,7 +104,7 @@ type File struct {
 // Learning is one short, specific, reviewable statement with its evidence.
 type Learning struct {
 	ID       string     `yaml:"id" json:"id"`                                 // [a-z0-9-]+, unique in the file
-	Kind     string     `yaml:"kind" json:"kind"`                             // Suppress or Emphasise
+	Kind     string     `yaml:"kind" json:"kind"`                             // Suppress, Emphasise or Ask
 	Text     string     `yaml:"text" json:"text"`                             // what the reviewers are told, and why
 	Reviewer string     `yaml:"reviewer,omitempty" json:"reviewer,omitempty"` // only this reviewer's findings ("" any)
 	Category string     `yaml:"category,omitempty" json:"category,omitempty"` // only this category ("" any)

@@ -12,18 +12,18 @@ import (
 // was built from.
 func Render(w io.Writer, f File) error {
 	var b strings.Builder
-	var sup, emp int
+	kinds := map[string]int{}
 	for _, l := range f.Learnings {
-		if l.Kind == Suppress {
-			sup++
-		} else {
-			emp++
-		}
+		kinds[l.Kind]++
 	}
 	if len(f.Learnings) == 0 {
 		b.WriteString("No learnings.\n")
 	} else {
-		fmt.Fprintf(&b, "%d learnings (%d suppress, %d emphasise)\n", len(f.Learnings), sup, emp)
+		fmt.Fprintf(&b, "%d learnings (%d suppress, %d emphasise", len(f.Learnings), kinds[Suppress], kinds[Emphasise])
+		if kinds[Ask] > 0 {
+			fmt.Fprintf(&b, ", %d ask", kinds[Ask])
+		}
+		b.WriteString(")\n")
 	}
 	for _, l := range f.Learnings {
 		fmt.Fprintf(&b, "\n%s %s\n", l.Kind, l.ID)

@@ -38,6 +38,11 @@ source: 40 signals on 12 pull requests of a/b
 		t.Errorf("Render (-want +got):\n%s", diff)
 	}
 	b.Reset()
+	asks := File{Learnings: []Learning{{ID: "doc", Kind: Ask, Text: "Document it.", Category: "docs", Counts: map[string]int{"accepted": 3}}}}
+	if err := Render(&b, asks); err != nil || !strings.HasPrefix(b.String(), "1 learnings (0 suppress, 0 emphasise, 1 ask)\n\nask doc\n  scope:    category docs\n") {
+		t.Errorf("Render(asks) = %q, %v", b.String(), err)
+	}
+	b.Reset()
 	if err := Render(&b, File{}); err != nil || b.String() != "No learnings.\n" {
 		t.Errorf("Render(File{}) = %q, %v", b.String(), err)
 	}

@@ -41,9 +41,10 @@ type Instruction struct {
 // findings after the review.
 type LearningUse struct {
 	ID         string `json:"id"`
-	Kind       string `json:"kind"` // "suppress" or "emphasise"
+	Kind       string `json:"kind"` // "suppress", "emphasise" or "ask"
 	Text       string `json:"text"`
-	Suppressed int    `json:"suppressed"` // findings it moved to filtered
+	Suppressed int    `json:"suppressed"`         // findings it moved to filtered
+	Promoted   int    `json:"promoted,omitempty"` // minor findings it put up front as nits (ask learnings)
 }
 
 // Context is what the context engine added around the hunks.

@@ -233,7 +233,7 @@ func owner(vs map[int]Verdict, issue int) int {
 
 // apply makes a verdict's decision on f.
 func apply(f *finding.Finding, v Verdict, res *Result) {
-	val := &finding.Validation{Decision: v.Decision, Reason: oneLine(v.Reason)}
+	val := &finding.Validation{Decision: v.Decision, Reason: oneLine(v.Reason), Ask: v.Ask}
 	if f.Validation != nil {
 		val.Merged = f.Validation.Merged
 	}

@@ -24,6 +24,7 @@ type Verdict struct {
 	Attention   bool             `json:"attention"`
 	Title       string           `json:"title,omitempty"`
 	Body        string           `json:"body,omitempty"`
+	Ask         string           `json:"ask,omitempty"` // the id of the repository's ask the issue is an instance of
 }
 
 // FilterReason is the reason a rejected finding carries: "validator: <check>: <reason>".
@@ -215,7 +216,7 @@ func parseVerdict(raw json.RawMessage, n int) (Verdict, string) {
 		}
 		return strings.TrimSpace(s)
 	}
-	v.Reason, v.Title, v.Body = str("reason"), str("title"), str("body")
+	v.Reason, v.Title, v.Body, v.Ask = str("reason"), str("title"), str("body"), str("ask")
 	v.Decision = strings.ToLower(str("decision"))
 	switch v.Decision {
 	case Keep, Lower, Narrow, Reject, Duplicate:

@@ -207,7 +207,7 @@ func (b *builder) commentBody(rv report.Reviewer, f finding.Finding) string {
 	if rv.Kind == "persona" && body != "" && !startsBlock(body) {
 		blocks = append(blocks, who+" — "+body)
 	} else {
-		blocks = append(blocks, who+" — "+markdown.OneLine(f.Title))
+		blocks = append(blocks, who+" — "+markdown.NitTitle(f))
 		if body != "" {
 			blocks = append(blocks, body)
 		}
@@ -220,6 +220,9 @@ func (b *builder) commentBody(rv report.Reviewer, f finding.Finding) string {
 			// GitHub cannot commit a suggestion onto deleted lines; show it as plain code.
 			blocks = append(blocks, "Suggested change:", fence+"\n"+s+"\n"+fence)
 		}
+	}
+	if asked := markdown.AskedLine(f); asked != "" {
+		blocks = append(blocks, asked)
 	}
 	if prompt := strings.TrimSpace(f.FixPrompt); prompt != "" {
 		fence := markdown.Fence(prompt)

@@ -154,7 +154,8 @@ func (p *printer) top() {
 }
 
 // LearningsLine names the base revision's learnings the run used, with how many findings each
-// suppressed (those are listed under Filtered with the learning's id); "" when none.
+// suppressed (those are listed under Filtered with the learning's id) or put up front as nits;
+// "" when none.
 func LearningsLine(ls []report.LearningUse) string {
 	if len(ls) == 0 {
 		return ""
@@ -164,6 +165,9 @@ func LearningsLine(ls []report.LearningUse) string {
 		items[i] = code(l.ID)
 		if l.Suppressed > 0 {
 			items[i] += fmt.Sprintf(" (suppressed %d)", l.Suppressed)
+		}
+		if l.Promoted > 0 {
+			items[i] += fmt.Sprintf(" (%d nit(s) up front)", l.Promoted)
 		}
 	}
 	return "Learnings applied: " + strings.Join(items, ", ")
@@ -297,14 +301,16 @@ func (p *printer) inline(rv report.Reviewer, f finding.Finding) {
 	if f.Side == finding.Left {
 		head[0] += " (old side)"
 	}
-	if f.Severity != "" {
+	if f.Learning != nil {
+		head = append(head, "nit")
+	} else if f.Severity != "" {
 		head = append(head, string(f.Severity))
 	}
 	if f.Category != "" {
 		head = append(head, f.Category)
 	}
 	p.add("### " + strings.Join(head, " · "))
-	p.add(prefix(rv.Emoji, "**"+title(rv)+"**") + " — " + oneLine(f.Title))
+	p.add(prefix(rv.Emoji, "**"+title(rv)+"**") + " — " + NitTitle(f))
 
 	if body := strings.TrimSpace(f.Body); body != "" {
 		p.add(body)
@@ -312,6 +318,9 @@ func (p *printer) inline(rv report.Reviewer, f finding.Finding) {
 	if f.Suggestion != "" {
 		fence := fenceFor(f.Suggestion)
 		p.add(fence+"suggestion", strings.TrimSuffix(f.Suggestion, "\n"), fence)
+	}
+	if asked := AskedLine(f); asked != "" {
+		p.add(asked)
 	}
 	if prompt := strings.TrimSpace(f.FixPrompt); prompt != "" {
 		fence := fenceFor(prompt)

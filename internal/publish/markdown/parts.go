@@ -1,6 +1,9 @@
 package markdown
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/council-dev/council/internal/finding"
 	"github.com/council-dev/council/internal/report"
 )
@@ -45,4 +48,38 @@ func FirstParagraph(body string) string { return firstParagraph(body) }
 func AlsoRaisedBy(r report.Report, f finding.Finding) string {
 	p := printer{r: r}
 	return p.alsoRaisedBy(f)
+}
+
+// maxEvidenceLinks is how many of its evidence a nit put up front by an ask learning links.
+const maxEvidenceLinks = 3
+
+// NitTitle is the finding's title on one line, with "nit: " before it when an ask learning put
+// it up front: it is minor, and says so.
+func NitTitle(f finding.Finding) string {
+	if f.Learning != nil {
+		return "nit: " + oneLine(f.Title)
+	}
+	return oneLine(f.Title)
+}
+
+// AskedLine says why a minor finding is shown up front: what the repository's reviewers ask
+// for (the ask learning's text) and links to the evidence that they do; "" for any other
+// finding.
+func AskedLine(f finding.Finding) string {
+	l := f.Learning
+	if l == nil {
+		return ""
+	}
+	line := fmt.Sprintf("_nit: reviewers of this repository ask for this (learning %s): %s", code(l.ID), oneLine(l.Text))
+	var links []string
+	for i, u := range l.Evidence {
+		if i == maxEvidenceLinks {
+			break
+		}
+		links = append(links, fmt.Sprintf("[%d](%s)", i+1, strings.NewReplacer("(", "%28", ")", "%29", " ", "%20").Replace(u)))
+	}
+	if len(links) > 0 {
+		line += " (asked before: " + strings.Join(links, ", ") + ")"
+	}
+	return line + "_"
 }
