@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/council-dev/council/internal/finding"
 	"github.com/council-dev/council/internal/provider"
+	"github.com/council-dev/council/internal/review"
 )
 
 func TestParseAnswer(t *testing.T) {
@@ -83,5 +85,24 @@ func TestAnswerQuestion(t *testing.T) {
 	a, u, err := AnswerQuestion(context.Background(), c, "comment", "Is n checked?", "a.go", "code", "m")
 	if err != nil || a != (Answer{CanAnswer: true, Text: "No."}) || u.InputTokens != 10 {
 		t.Errorf("AnswerQuestion = %+v, %+v, %v", a, u, err)
+	}
+}
+
+// TestOneScopeRule: the validator judges scope by the very words the reviewers raise by, each
+// case with its example.
+func TestOneScopeRule(t *testing.T) {
+	t.Parallel()
+	in := review.Input{Units: []review.Unit{{Files: []string{"a.go"}, Diff: "diff"}}}
+	reviewer := review.Request(in, 0, review.Builtin()[0], "m", 100).System[0].Text
+	validator := Request(in, File{Path: "a.go"}, []finding.Finding{{Path: "a.go", Title: "t"}}, "m", 100).System[0].Text
+	for _, p := range []string{reviewer, validator} {
+		if strings.Count(p, review.ScopeRule) != 1 {
+			t.Errorf("a system prompt does not hold the scope rule once:\n%s", p)
+		}
+	}
+	for _, c := range []string{"Introduced, in scope", "Touched, in scope", "Made reachable or worse, in scope", "Made wrong, in scope", "Out of scope:"} {
+		if !strings.Contains(review.ScopeRule, c) {
+			t.Errorf("the scope rule has no example of %q", c)
+		}
 	}
 }
