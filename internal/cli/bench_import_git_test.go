@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/council-dev/council/internal/bench"
+	"github.com/council-dev/council/internal/history"
 	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
 )
 
@@ -224,7 +225,7 @@ func TestBenchImportGit(t *testing.T) {
 		reasons = append(reasons, d.Reason)
 	}
 	slices.Sort(reasons)
-	if diff := cmp.Diff([]string{bench.DropAddedFile, "binary file", bench.DropUntouched, bench.DropImports, "test data", "vendored"}, slices.Compact(reasons)); diff != "" {
+	if diff := cmp.Diff([]string{history.DropAddedFile, "binary file", history.DropUntouched, history.DropImports, "test data", "vendored"}, slices.Compact(reasons)); diff != "" {
 		t.Errorf("dropped reasons (-want +got):\n%s", diff)
 	}
 	checkTruthAtHead(t, r.dir, s)
@@ -256,7 +257,7 @@ func TestBenchImportGit(t *testing.T) {
 		}
 		byReason[key]++
 	}
-	if len(log.PRs) != 5 || byReason["acme-widget-7"] != 1 || byReason[bench.SkipNoFeedback] != 1 {
+	if len(log.PRs) != 5 || byReason["acme-widget-7"] != 1 || byReason[history.SkipNoFeedback] != 1 {
 		t.Errorf("import.json: %+v", log.PRs)
 	}
 
@@ -303,7 +304,7 @@ func TestBenchImportGitBadInput(t *testing.T) {
 	if res.code != ExitOK || !strings.Contains(res.err, "is a shallow clone") {
 		t.Fatalf("shallow: exit %d\n%s", res.code, res.err)
 	}
-	if !strings.Contains(res.err, bench.SkipShallow) {
+	if !strings.Contains(res.err, history.SkipShallow) {
 		t.Errorf("shallow: no merge skipped for its depth:\n%s", res.err)
 	}
 	if samples, _ := filepath.Glob(filepath.Join(out, "*-*.json")); len(samples) > 0 {
