@@ -351,6 +351,7 @@ func TestBenchImportGitFlags(t *testing.T) {
 		{[]string{"--git", "d", "--out", "o", "--until", "June"}, `--until "June"`},
 		{[]string{"--git", "d", "--out", "o", "--since", "2026-02-01", "--until", "2026-01-01"}, "is not after --since"},
 		{[]string{"--git", "d", "--out", "o", "--paths", "!"}, "--paths"},
+		{[]string{"--git", "d", "--out", "o", "--paths", "pkg/[a-"}, `--paths "pkg/[a-": `},
 		{[]string{"--repo", "a/b", "--out", "o", "--max", "3"}, "use them with --git DIR"},
 	} {
 		res := council(t, nil, append([]string{"bench", "import"}, tt.args...)...)

@@ -45,9 +45,6 @@ type Hunk struct {
 	// Path is the file's path at the reviewed commit (its old path when the feedback renamed
 	// it; for a file the feedback added, its new path).
 	Path string
-	// CommitPath is the file's path just after Commits[0]: the name that commit's own diff
-	// shows it under (the new name when that commit renamed it, the old one when it deleted it).
-	CommitPath string
 	// StartLine and Line are what a kept hunk is about, at the reviewed commit: the lines it
 	// deletes or replaces, and for lines it inserts, the line above each insertion (StartLine
 	// 0 for one line). Zero for a dropped hunk.
@@ -55,6 +52,12 @@ type Hunk struct {
 	// Commits are the feedback commits that changed the file, oldest first: all of the run
 	// when one commit is the run, or when none is known to have.
 	Commits []source.Commit
+	// Commit is, for a kept hunk, the first of Commits whose own diff changed its lines;
+	// CommitPath and CommitLine are where that diff shows them: the file's name after the
+	// commit (before it, for a deletion), and Line as the file was just before the commit.
+	Commit     source.Commit
+	CommitPath string
+	CommitLine int
 	// Author is who made the change: Commits[0]'s committer, or its author when GitHub
 	// committed it (a suggestion applied in the web interface).
 	Author string
@@ -123,7 +126,9 @@ func (r Reader) Feedback(ctx context.Context, mb MergedBranch) (Feedback, error)
 	if err != nil {
 		return fb, err
 	}
-	fb.Hunks = r.hunks(ctx, mb, files, msgs, touched, reviewed)
+	if fb.Hunks, err = r.hunks(ctx, mb, files, msgs, touched, reviewed); err != nil {
+		return fb, err
+	}
 	if !slices.ContainsFunc(fb.Hunks, func(h Hunk) bool { return h.Drop == "" }) {
 		fb.Branch.Skip = allDropped(fb.Hunks)
 	}
@@ -154,9 +159,10 @@ func (r Reader) touchedBy(ctx context.Context, mb MergedBranch) (map[string][]in
 }
 
 func (r Reader) hunks(ctx context.Context, mb MergedBranch, files []diff.File, msgs map[string]string,
-	touched map[string][]int, reviewed map[string]bool) []Hunk {
+	touched map[string][]int, reviewed map[string]bool) ([]Hunk, error) {
 	head := mb.Line[mb.Head].SHA
 	last := mb.Feedback[len(mb.Feedback)-1].SHA
+	steps := map[int][]diff.File{} // each feedback commit's own diff, read when a hunk needs it
 	var out []Hunk
 	for _, f := range files {
 		// Whose change it is: the feedback commits that touched the file (all of them when
@@ -174,12 +180,7 @@ func (r Reader) hunks(ctx context.Context, mb MergedBranch, files []diff.File, m
 		if len(commits) == 0 {
 			commits = mb.Feedback
 		}
-		// The name the first commit's diff shows: the new one once that commit has it.
-		commitPath := cmp.Or(f.NewPath, f.OldPath)
-		if touched != nil && f.OldPath != "" && (len(by) == 0 || !slices.Contains(touched[f.NewPath], by[0])) {
-			commitPath = f.OldPath
-		}
-		proto := Hunk{Path: cmp.Or(f.OldPath, f.NewPath), CommitPath: commitPath, Commits: commits,
+		proto := Hunk{Path: cmp.Or(f.OldPath, f.NewPath), Commits: commits,
 			Author: committerOf(commits[0]), Message: distinctMessages(commits, msgs)}
 
 		reason := ""
@@ -243,11 +244,71 @@ func (r Reader) hunks(ctx context.Context, mb MergedBranch, files []diff.File, m
 				if first < lastLine {
 					h.StartLine = first
 				}
+				h.Commit, h.CommitPath, h.CommitLine = commits[0], cmp.Or(f.NewPath, f.OldPath), lastLine
+				if len(by) > 1 {
+					var err error
+					if h.Commit, h.CommitPath, h.CommitLine, err = r.firstChange(ctx, mb, by, f.OldPath, first, lastLine, steps); err != nil {
+						return nil, err
+					}
+				}
 			}
 			out = append(out, h)
 		}
 	}
-	return out
+	return out, nil
+}
+
+// firstChange finds which of the feedback commits by (indexes in mb.Feedback) first changed
+// the lines [first, last] of the file at path as the reviewed commit has them: it follows the
+// lines through each commit's own diff of the file (steps caches those diffs) until one
+// changes them. It returns that commit, the file's name after it, and last as the file was
+// just before it; by[0] when none does (the hunk's lines moved where no single commit shows).
+func (r Reader) firstChange(ctx context.Context, mb MergedBranch, by []int, path string, first, last int,
+	steps map[int][]diff.File) (source.Commit, string, int, error) {
+	order := slices.Sorted(slices.Values(by))
+	for _, i := range order {
+		files, ok := steps[i]
+		if !ok {
+			prev := mb.Line[mb.Head].SHA
+			if i > 0 {
+				prev = mb.Feedback[i-1].SHA
+			}
+			var err error
+			if files, err = r.Git.DiffRange(ctx, prev, mb.Feedback[i].SHA); err != nil {
+				return source.Commit{}, "", 0, err
+			}
+			steps[i] = files
+		}
+		k := slices.IndexFunc(files, func(f diff.File) bool { return f.OldPath == path })
+		if k < 0 {
+			continue
+		}
+		f := files[k]
+		for _, h := range f.Hunks {
+			if s, e := hunkSpan(h); s <= last && first <= e {
+				return mb.Feedback[i], cmp.Or(f.NewPath, f.OldPath), last, nil
+			}
+		}
+		first, last, path = afterDiff(f.Hunks, first), afterDiff(f.Hunks, last), cmp.Or(f.NewPath, path)
+	}
+	return mb.Feedback[order[0]], path, last, nil
+}
+
+// afterDiff is where old line n is on the new side of a diff that does not change it.
+func afterDiff(hunks []diff.Hunk, n int) int {
+	delta := 0
+	for _, h := range hunks {
+		for _, l := range h.Lines {
+			if l.Op == diff.Context && l.Old == n {
+				return l.New
+			}
+		}
+		// git numbers a pure insertion by the line it follows.
+		if (h.OldLines == 0 && h.OldStart < n) || (h.OldLines > 0 && h.OldStart+h.OldLines <= n) {
+			delta += h.NewLines - h.OldLines
+		}
+	}
+	return n + delta
 }
 
 // distinctMessages is the messages of commits, each distinct one once (five suggestions

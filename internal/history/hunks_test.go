@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/council-dev/council/internal/diff"
 	"github.com/council-dev/council/internal/source"
 )
 
@@ -98,9 +99,11 @@ func TestReaderFeedback(t *testing.T) {
 	r.write("b.go", b)
 	r.write("c.go", c)
 	head := r.commit("dev", "Change a, b and c")
-	r.write("a.go", strings.Replace(a, "a10(1)", "a10(2)", 1))
+	// fb1 changes a10 and adds a line under it: a25 is one line lower after it.
+	a = strings.Replace(a, "a10(1)", "a10(2)\n\ta10b()", 1)
+	r.write("a.go", a)
 	fb1 := r.commit("dev", "Address review comments")
-	a = strings.Replace(strings.Replace(a, "a10(1)", "a10(2)", 1), "a25()", "a25(2)", 1)
+	a = strings.Replace(a, "a25()", "a25(2)", 1)
 	r.write("a.go", a)
 	r.git("dev", "mv", "c.go", "d.go")
 	r.write("d.go", strings.Replace(c, "c20()", "c20(2)", 1))
@@ -135,10 +138,13 @@ func TestReaderFeedback(t *testing.T) {
 		t.Errorf("pull request #%d %q from the merge's message", n, title)
 	}
 	type got struct {
-		Path, CommitPath string
-		Start, Line      int
-		Commits          []string
-		Author, Message  string
+		Path            string
+		Start, Line     int
+		Commits         []string
+		Author, Message string
+		Commit          string
+		CommitPath      string
+		CommitLine      int
 	}
 	var hunks []got
 	for _, h := range fb.Hunks {
@@ -149,18 +155,19 @@ func TestReaderFeedback(t *testing.T) {
 		for _, c := range h.Commits {
 			shas = append(shas, c.SHA)
 		}
-		hunks = append(hunks, got{h.Path, h.CommitPath, h.StartLine, h.Line, shas, h.Author, h.Message})
+		hunks = append(hunks, got{h.Path, h.StartLine, h.Line, shas, h.Author, h.Message, h.Commit.SHA, h.CommitPath, h.CommitLine})
 		if want := h.Message + "\n\n`" + h.Path + "`:\n```diff\n@@ "; !strings.HasPrefix(h.Body(), want) || !strings.HasSuffix(h.Body(), "```") {
 			t.Errorf("body of %s:%d:\n%s", h.Path, h.Line, h.Body())
 		}
 	}
-	// a.go's two hunks were made by the two commits that share a message: it is said once.
-	// c.go is c.go at head and d.go after fb2, which renamed it; b.go is the fixup's.
+	// a.go was changed by two commits that share a message: it is said once. Its first hunk is
+	// fb1's; its second is fb2's, at line 29 as fb1 left the file. c.go is c.go at head and
+	// d.go in fb2, which renamed it; b.go is the fixup's.
 	want := []got{
-		{"a.go", "a.go", 0, 13, []string{fb1, fb2}, "dev", "Address review comments"},
-		{"a.go", "a.go", 0, 28, []string{fb1, fb2}, "dev", "Address review comments"},
-		{"b.go", "b.go", 0, 23, []string{fb3}, "rev", "fixup! Change a, b and c"},
-		{"c.go", "d.go", 0, 23, []string{fb2}, "dev", "Address review comments"},
+		{"a.go", 0, 13, []string{fb1, fb2}, "dev", "Address review comments", fb1, "a.go", 13},
+		{"a.go", 0, 28, []string{fb1, fb2}, "dev", "Address review comments", fb2, "a.go", 29},
+		{"b.go", 0, 23, []string{fb3}, "rev", "fixup! Change a, b and c", fb3, "b.go", 23},
+		{"c.go", 0, 23, []string{fb2}, "dev", "Address review comments", fb2, "d.go", 23},
 	}
 	if d := cmp.Diff(want, hunks); d != "" {
 		t.Errorf("hunks (-want +got):\n%s", d)
@@ -178,5 +185,17 @@ func TestDistinctMessages(t *testing.T) {
 	want := msgs["1"] + "\n\n" + msgs["3"] + "\n\n" + msgs["4"]
 	if got := distinctMessages(cs, msgs); got != want {
 		t.Errorf("distinctMessages = %q, want %q", got, want)
+	}
+}
+
+func TestAfterDiff(t *testing.T) {
+	t.Parallel()
+	// Line 2 replaced by two lines; two lines inserted after line 10 (git's "-10,0 +11,2").
+	hs := []diff.Hunk{hunk(1, 1, " a", "-b", "+B", "+B2", " c"), {OldStart: 10, OldLines: 0, NewStart: 12, NewLines: 2,
+		Lines: []diff.Line{{Op: diff.Add, Text: "x", New: 12}, {Op: diff.Add, Text: "y", New: 13}}}}
+	for old, want := range map[int]int{1: 1, 3: 4, 5: 6, 10: 11, 11: 14} {
+		if got := afterDiff(hs, old); got != want {
+			t.Errorf("afterDiff(%d) = %d, want %d", old, got, want)
+		}
 	}
 }
