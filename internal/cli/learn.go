@@ -132,7 +132,7 @@ answer that cannot be used (the signals are kept in --signals-out).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Repo, "repo", "", "harvest council's comments on the pull requests of `OWNER/NAME` from GitHub")
+	fl.StringVar(&opts.Repo, "repo", "", "harvest council's comments and reviewers' inline comments on the pull requests of `OWNER/NAME` from GitHub")
 	fl.StringVar(&opts.FromFile, "from-file", "", "read the signals from the JSON-lines `FILE` (--signals-out writes one)")
 	fl.StringVar(&opts.Since, "since", "", "only pull requests created (--repo), merges committed (--git), on or after `DATE` (2026-09-01 or RFC 3339)")
 	fl.StringVar(&opts.Until, "until", "", "only pull requests created (--repo), merges committed (--git), before `DATE`")
