@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -35,16 +36,7 @@ func newFeedbackRepo(t *testing.T) feedbackRepo {
 	// as commits as a person: the committer is who the import credits with the feedback.
 	as := func(who string, args ...string) string {
 		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME="+who, "GIT_AUTHOR_EMAIL="+who+"@example.com", "GIT_COMMITTER_NAME="+who, "GIT_COMMITTER_EMAIL="+who+"@example.com",
-			"GIT_AUTHOR_DATE=2026-01-02T12:00:00Z", "GIT_COMMITTER_DATE=2026-01-02T12:00:00Z")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
+		return gitAs(t, dir, who, time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC), args...)
 	}
 	write := func(path, content string) {
 		t.Helper()
@@ -150,6 +142,23 @@ func newFeedbackRepo(t *testing.T) feedbackRepo {
 	commit("dev", "Review markups")
 	merge("eleven", "Merge pull request #11 from dev/eleven\n\nAdd eleven")
 	return r
+}
+
+// gitAs runs git in dir as who (author and committer, who@example.com), dated at, and
+// returns its output trimmed.
+func gitAs(t testing.TB, dir, who string, at time.Time, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	date := at.Format(time.RFC3339)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME="+who, "GIT_AUTHOR_EMAIL="+who+"@example.com", "GIT_COMMITTER_NAME="+who, "GIT_COMMITTER_EMAIL="+who+"@example.com",
+		"GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func readSample(t *testing.T, dir, id string) bench.Sample {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,24 +39,9 @@ func newAskRepo(t *testing.T) askRepo {
 	as := func(who string, args ...string) string {
 		t.Helper()
 		at = at.Add(time.Minute)
-		cmd := exec.Command("git", args...)
-		cmd.Dir = r.dir
-		date := at.Format(time.RFC3339)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME="+who, "GIT_AUTHOR_EMAIL="+who+"@example.com", "GIT_COMMITTER_NAME="+who, "GIT_COMMITTER_EMAIL="+who+"@example.com",
-			"GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
+		return gitAs(t, r.dir, who, at, args...)
 	}
-	write := func(path, content string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(r.dir, path), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(path, content string) { t.Helper(); writeText(t, filepath.Join(r.dir, path), content) }
 	commit := func(who, msg string) string {
 		t.Helper()
 		as(who, "add", "-A")
