@@ -256,9 +256,9 @@ func (c *mergeClone) open(ctx context.Context, f *Factory, name string) error {
 }
 
 // merges reads the branch's history and returns its merges committed in [since, until),
-// newest first; none is an error that says why a walk needs them. window is the dates, as
+// newest first; none is an error that says why a walk needs them. dates are the bounds as
 // window says them.
-func (c *mergeClone) merges(ctx context.Context, since, until time.Time, ignore []string, window string) (*history.Graph, []history.MergedBranch, error) {
+func (c *mergeClone) merges(ctx context.Context, since, until time.Time, ignore []string, dates string) (*history.Graph, []history.MergedBranch, error) {
 	graph, err := history.LoadGraph(ctx, c.git, c.rev, c.shallow)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the history of %s: %w", c.branch, err)
@@ -266,7 +266,7 @@ func (c *mergeClone) merges(ctx context.Context, since, until time.Time, ignore 
 	merges := graph.Merges(since, until, ignore)
 	if len(merges) == 0 {
 		return nil, nil, fmt.Errorf("no merge commits on %s%s in %s: reading review from git needs pull requests merged with merge commits "+
-			"(squash and rebase merges keep no trace of review); widen --since/--until, or name another --branch", c.branch, window, c.git.Dir())
+			"(squash and rebase merges keep no trace of review); widen --since/--until, or name another --branch", c.branch, dates, c.git.Dir())
 	}
 	return graph, merges, nil
 }

@@ -493,21 +493,30 @@ func writeLearnStats(w io.Writer, st learn.Stats) {
 	}
 	var parts []string
 	for _, b := range st.AsksBySource {
-		parts = append(parts, fmt.Sprintf("%d %s", b.Total, askSources[b.Key]))
+		parts = append(parts, fmt.Sprintf("%d from %s", b.Total, askSources[b.Key]))
 	}
 	fmt.Fprintf(w, "council: %s by reviewers (%s), counted apart from council's comments\n", plural(st.Asks.Total, "ask"), strings.Join(parts, ", "))
+	shown := 0
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "top directory\tasks\t\n")
-	for _, b := range st.AsksByDir {
+	for i, b := range st.AsksByDir {
+		if i == maxAskDirs {
+			fmt.Fprintf(tw, "%d more\t%d\t\n", len(st.AsksByDir)-i, st.Asks.Total-shown)
+			break
+		}
 		fmt.Fprintf(tw, "%s\t%d\t\n", b.Key, b.Total)
+		shown += b.Total
 	}
 	_ = tw.Flush()
 }
 
+// maxAskDirs is how many top directories the asks' table shows, most asks first.
+const maxAskDirs = 20
+
 // askSources say where an ask came from, for the statistics.
 var askSources = map[string]string{
 	learn.SourceReview:   "inline comments on GitHub",
-	learn.SourceFeedback: "changes made in answer to review, from git",
+	learn.SourceFeedback: "changes made in answer to review, in git",
 }
 
 func percent(r float64) string { return fmt.Sprintf("%.0f%%", r*100) }

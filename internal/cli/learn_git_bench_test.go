@@ -25,7 +25,11 @@ func BenchmarkLearnGit(b *testing.B) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		peak = max(peak, ms.HeapSys)
-		b.Logf("%s", lastLines(res.err, 8))
+		for line := range strings.Lines(res.err) {
+			if strings.Contains(line, "walked") || strings.Contains(line, "skipped:") || strings.Contains(line, "dropped:") {
+				b.Logf("%s", strings.TrimSpace(line))
+			}
+		}
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "heap-sys-MiB")
 }

@@ -125,7 +125,7 @@ func TestLearnGit(t *testing.T) {
 	for _, want := range []string{
 		"council: reading what the reviewers of acme/widgets asked for from the merges of main in " + r.dir + " (3 merges",
 		"acme/widgets: 3 merges walked, 3 with feedback: 3 asks",
-		"council: 3 asks by reviewers (3 changes made in answer to review, from git)",
+		"council: 3 asks by reviewers (3 from changes made in answer to review, in git)",
 		"saved 3 signals to " + sigs,
 	} {
 		if !strings.Contains(res.err, want) {
@@ -317,12 +317,37 @@ func TestLearnReviewAsks(t *testing.T) {
 		t.Errorf("asks (-want +got):\n%s\nstderr:\n%s", d, res.err)
 	}
 	if !strings.Contains(res.err, "acme/widget: 1 pull request (1 read from GitHub, 0 from the cache): 0 council comments by council-bot, 5 inline comments by reviewers") ||
-		!strings.Contains(res.err, "council: 5 asks by reviewers (5 inline comments on GitHub)") {
+		!strings.Contains(res.err, "council: 5 asks by reviewers (5 from inline comments on GitHub)") {
 		t.Errorf("stderr:\n%s", res.err)
 	}
 
 	res = council(t, s.env, append(args, "--ignore-user", "BOB")...)
 	if got := readSignalsFile(t, sigs); res.code != ExitOK || len(got) != 4 {
 		t.Errorf("--ignore-user BOB: exit %d, %d asks, want alice's 4\n%s", res.code, len(got), res.err)
+	}
+}
+
+// TestWriteLearnStatsAsks prints asks apart from council's acceptance, by source and by top
+// directory, the table cut after maxAskDirs directories.
+func TestWriteLearnStatsAsks(t *testing.T) {
+	t.Parallel()
+	var ss []learn.Signal
+	for i := range maxAskDirs + 2 {
+		ss = append(ss, learn.Signal{Source: learn.SourceFeedback, Path: fmt.Sprintf("d%02d/x.go", i)})
+	}
+	ss = append(ss, learn.Signal{Source: learn.SourceReview, Path: "d00/y.go"})
+	var b strings.Builder
+	writeLearnStats(&b, learn.ComputeStats(ss))
+	got := b.String()
+	for _, want := range []string{
+		"council: 23 asks by reviewers (22 from changes made in answer to review, in git, 1 from inline comments on GitHub)",
+		"d00     2", "2 more     2",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "accepted") || strings.Contains(got, "d21") {
+		t.Errorf("council's acceptance printed for asks alone, or the table not cut:\n%s", got)
 	}
 }
