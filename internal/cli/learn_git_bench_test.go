@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -22,9 +21,7 @@ func BenchmarkLearnGit(b *testing.B) {
 		if !strings.Contains(res.err, "2001 merges walked") && !strings.Contains(res.err, "2000 merges walked") {
 			b.Fatalf("the harvest did not walk 2,000 merges:\n%s", lastLines(res.err, 8))
 		}
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		peak = max(peak, ms.HeapSys)
+		peak = max(peak, heapSys())
 		for line := range strings.Lines(res.err) {
 			if strings.Contains(line, "walked") || strings.Contains(line, "skipped:") || strings.Contains(line, "dropped:") {
 				b.Logf("%s", strings.TrimSpace(line))
