@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/council-dev/council/internal/bench"
+	"github.com/council-dev/council/internal/glob"
+	"github.com/council-dev/council/internal/history"
 	"github.com/council-dev/council/internal/source"
 )
 
@@ -27,15 +29,11 @@ func (o *BenchImportOptions) validateGit() error {
 	case o.Max < 0:
 		return fmt.Errorf("--max %d: must be 0 (no limit) or more", o.Max)
 	}
-	if o.Name != "" {
-		if _, _, err := splitRepo(o.Name); err != nil {
-			return fmt.Errorf("--name: %w", err)
-		}
+	if err := checkName(o.Name); err != nil {
+		return err
 	}
-	for _, p := range o.Paths {
-		if strings.TrimSpace(strings.TrimPrefix(p, "!")) == "" {
-			return fmt.Errorf("--paths %q: give a glob such as 'pkg/**' or '!**/*_test.go'", p)
-		}
+	if err := checkPathGlobs(o.Paths); err != nil {
+		return err
 	}
 	if o.Since != "" {
 		t, err := parseSince(o.Since)
@@ -61,54 +59,23 @@ func (o *BenchImportOptions) validateGit() error {
 
 // skipsNotShown are the reasons most merges of a busy repository are skipped for: counted in
 // the summary and listed in import.json, not printed one by one.
-var skipsNotShown = map[string]bool{bench.SkipNoFeedback: true, bench.SkipNothingMerged: true}
+var skipsNotShown = map[string]bool{history.SkipNoFeedback: true, history.SkipNothingMerged: true}
 
 // benchGitImportRun imports the merged branches of a local clone.
 func benchGitImportRun(ctx context.Context, f *Factory, o *BenchImportOptions) (err error) {
-	g, err := source.OpenGit(ctx, o.Git)
-	if err != nil {
-		return fmt.Errorf("--git %s: %w", o.Git, err)
-	}
-	defer g.Close()
-	branch, rev := o.Branch, o.Branch
-	if branch == "" {
-		if branch, rev, err = g.DefaultBranch(ctx); err != nil {
-			return err
-		}
-	} else if _, err := g.Resolve(ctx, rev); err != nil {
-		return fmt.Errorf("--branch %s: %w", branch, err)
-	}
-	shallow, err := g.Shallow(ctx)
+	c, err := openMergeClone(ctx, f, o.Git, o.Branch, o.Name)
 	if err != nil {
 		return err
 	}
-	if shallow != nil {
-		fmt.Fprintf(f.Err, "council: %s is a shallow clone: merges whose branch reaches past its depth are skipped (git fetch --unshallow imports them)\n", g.Dir())
-	}
-	origin := g.RemoteURL(ctx, "origin")
-	repo := bench.Repo{Path: g.Dir(), URL: origin, Name: o.Name}
-	if repo.Name == "" {
-		repo.Name = nameFromRemote(origin)
-	}
-	if repo.Name == "" {
-		why := "it has no origin remote"
-		if origin != "" {
-			why = "its origin, " + origin + ", names none"
-		}
-		return fmt.Errorf("cannot tell the owner/repo of the repository in %s (%s): pass --name owner/repo", g.Dir(), why)
-	}
+	defer c.git.Close()
+	g, branch := c.git, c.branch
+	repo := bench.Repo{Path: g.Dir(), URL: c.origin, Name: c.name}
 	if repo.URL == "" {
 		repo.URL = "https://github.com/" + repo.Name + ".git"
 	}
-
-	graph, err := bench.LoadGitGraph(ctx, g, rev, shallow)
+	graph, merges, err := c.merges(ctx, o.since, o.until, o.IgnoreUsers, window(o.Since, o.Until))
 	if err != nil {
-		return fmt.Errorf("read the history of %s: %w", branch, err)
-	}
-	merges := graph.Merges(o.since, o.until, o.IgnoreUsers)
-	if len(merges) == 0 {
-		return fmt.Errorf("no merge commits on %s%s in %s: an import from git needs pull requests merged with merge commits "+
-			"(squash and rebase merges keep no trace of review); widen --since/--until, or name another --branch", branch, window(o), g.Dir())
+		return err
 	}
 	log, err := bench.ReadImportLog(o.Out)
 	if err != nil {
@@ -126,11 +93,11 @@ func benchGitImportRun(ctx context.Context, f *Factory, o *BenchImportOptions) (
 	imported, held := 0, 0
 	skipped := map[string]int{}
 	var reasons []string
-	skip := func(mb bench.MergedBranch, number int, label, reason string) {
+	skip := func(mb history.MergedBranch, number int, label, reason string) {
 		log.Record(bench.ImportEntry{Repo: repo.Name, Number: number, Merge: mb.Merge.SHA, Reason: reason})
 		key := reason
-		if strings.HasPrefix(reason, bench.SkipNoTruthPrefix) {
-			key = bench.SkipNoTruthPrefix
+		if strings.HasPrefix(reason, history.SkipAllDropped) {
+			key = history.SkipAllDropped
 		}
 		if skipped[key] == 0 {
 			reasons = append(reasons, key)
@@ -144,7 +111,7 @@ func benchGitImportRun(ctx context.Context, f *Factory, o *BenchImportOptions) (
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		number, _, _ := bench.PRFromMerge(mb.Merge.Subject)
+		number, _, _ := history.PRFromMerge(mb.Merge.Subject)
 		id := bench.GitSampleID(repo.Name, number, mb.Merge.SHA)
 		label := "merge " + mb.Merge.SHA[:7]
 		if number > 0 {
@@ -188,24 +155,120 @@ func benchGitImportRun(ctx context.Context, f *Factory, o *BenchImportOptions) (
 		parts = append(parts, fmt.Sprintf("%d %s", skipped[r], r))
 	}
 	fmt.Fprintf(f.Err, "%d imported, %d skipped: %s lists them (%d commits of %s read, %d merges%s)\n",
-		imported, total, filepath.Join(o.Out, bench.ImportManifest), graph.Commits(), branch, len(merges), window(o))
+		imported, total, filepath.Join(o.Out, bench.ImportManifest), graph.Commits(), branch, len(merges), window(o.Since, o.Until))
 	for _, p := range parts {
 		fmt.Fprintf(f.Err, "  skipped: %s\n", p)
 	}
 	return nil
 }
 
-// window says which dates the import was limited to, for messages.
-func window(o *BenchImportOptions) string {
+// window says which dates a walk was limited to, for messages.
+func window(since, until string) string {
 	switch {
-	case o.Since != "" && o.Until != "":
-		return fmt.Sprintf(" from %s until %s", o.Since, o.Until)
-	case o.Since != "":
-		return " since " + o.Since
-	case o.Until != "":
-		return " until " + o.Until
+	case since != "" && until != "":
+		return fmt.Sprintf(" from %s until %s", since, until)
+	case since != "":
+		return " since " + since
+	case until != "":
+		return " until " + until
 	}
 	return ""
+}
+
+// checkPathGlobs checks the globs of --paths: "!" excludes, and what follows must be a glob.
+func checkPathGlobs(paths []string) error {
+	for _, p := range paths {
+		g := strings.TrimPrefix(p, "!")
+		if strings.TrimSpace(g) == "" {
+			return fmt.Errorf("--paths %q: give a glob such as 'pkg/**' or '!**/*_test.go'", p)
+		}
+		if err := glob.Validate(g); err != nil {
+			return fmt.Errorf("--paths %q: %v: give a glob such as 'pkg/**' or '!**/*_test.go'", p, err)
+		}
+	}
+	return nil
+}
+
+// checkName checks --name, when given.
+func checkName(name string) error {
+	if name == "" {
+		return nil
+	}
+	if _, _, err := splitRepo(name); err != nil {
+		return fmt.Errorf("--name: %w", err)
+	}
+	return nil
+}
+
+// mergeClone is a local clone opened for a walk of its merges (bench import --git, learn
+// --git): the branch walked, the shallow clone's boundary, and the repository's name.
+type mergeClone struct {
+	git          *source.Git
+	branch, rev  string
+	shallow      map[string]bool
+	name, origin string // owner/repo; the origin remote's URL ("" for none)
+}
+
+// openMergeClone opens the clone in dir at branch (default: the clone's default branch), and
+// names it name, else after its origin remote. A shallow clone is said on f.Err.
+func openMergeClone(ctx context.Context, f *Factory, dir, branch, name string) (*mergeClone, error) {
+	g, err := source.OpenGit(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("--git %s: %w", dir, err)
+	}
+	c := &mergeClone{git: g, branch: branch, rev: branch}
+	if err := c.open(ctx, f, name); err != nil {
+		g.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *mergeClone) open(ctx context.Context, f *Factory, name string) error {
+	g := c.git
+	var err error
+	if c.branch == "" {
+		if c.branch, c.rev, err = g.DefaultBranch(ctx); err != nil {
+			return err
+		}
+	} else if _, err := g.Resolve(ctx, c.rev); err != nil {
+		return fmt.Errorf("--branch %s: %w", c.branch, err)
+	}
+	if c.shallow, err = g.Shallow(ctx); err != nil {
+		return err
+	}
+	if c.shallow != nil {
+		fmt.Fprintf(f.Err, "council: %s is a shallow clone: merges whose branch reaches past its depth are skipped (git fetch --unshallow reads them)\n", g.Dir())
+	}
+	c.origin = g.RemoteURL(ctx, "origin")
+	c.name = name
+	if c.name == "" {
+		c.name = nameFromRemote(c.origin)
+	}
+	if c.name == "" {
+		why := "it has no origin remote"
+		if c.origin != "" {
+			why = "its origin, " + c.origin + ", names none"
+		}
+		return fmt.Errorf("cannot tell the owner/repo of the repository in %s (%s): pass --name owner/repo", g.Dir(), why)
+	}
+	return nil
+}
+
+// merges reads the branch's history and returns its merges committed in [since, until),
+// newest first; none is an error that says why a walk needs them. dates are the bounds as
+// window says them.
+func (c *mergeClone) merges(ctx context.Context, since, until time.Time, ignore []string, dates string) (*history.Graph, []history.MergedBranch, error) {
+	graph, err := history.LoadGraph(ctx, c.git, c.rev, c.shallow)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the history of %s: %w", c.branch, err)
+	}
+	merges := graph.Merges(since, until, ignore)
+	if len(merges) == 0 {
+		return nil, nil, fmt.Errorf("no merge commits on %s%s in %s: reading review from git needs pull requests merged with merge commits "+
+			"(squash and rebase merges keep no trace of review); widen --since/--until, or name another --branch", c.branch, dates, c.git.Dir())
+	}
+	return graph, merges, nil
 }
 
 // remoteName is the owner/repo at the end of a remote's URL: https://host/owner/repo.git,

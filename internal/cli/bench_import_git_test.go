@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/council-dev/council/internal/bench"
+	"github.com/council-dev/council/internal/history"
 	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
 )
 
@@ -34,16 +36,7 @@ func newFeedbackRepo(t *testing.T) feedbackRepo {
 	// as commits as a person: the committer is who the import credits with the feedback.
 	as := func(who string, args ...string) string {
 		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME="+who, "GIT_AUTHOR_EMAIL="+who+"@example.com", "GIT_COMMITTER_NAME="+who, "GIT_COMMITTER_EMAIL="+who+"@example.com",
-			"GIT_AUTHOR_DATE=2026-01-02T12:00:00Z", "GIT_COMMITTER_DATE=2026-01-02T12:00:00Z")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
+		return gitAs(t, dir, who, time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC), args...)
 	}
 	write := func(path, content string) {
 		t.Helper()
@@ -151,6 +144,23 @@ func newFeedbackRepo(t *testing.T) feedbackRepo {
 	return r
 }
 
+// gitAs runs git in dir as who (author and committer, who@example.com), dated at, and
+// returns its output trimmed.
+func gitAs(t testing.TB, dir, who string, at time.Time, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	date := at.Format(time.RFC3339)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME="+who, "GIT_AUTHOR_EMAIL="+who+"@example.com", "GIT_COMMITTER_NAME="+who, "GIT_COMMITTER_EMAIL="+who+"@example.com",
+		"GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
 func readSample(t *testing.T, dir, id string) bench.Sample {
 	t.Helper()
 	s, err := bench.ReadSample(filepath.Join(dir, id+".json"))
@@ -224,7 +234,7 @@ func TestBenchImportGit(t *testing.T) {
 		reasons = append(reasons, d.Reason)
 	}
 	slices.Sort(reasons)
-	if diff := cmp.Diff([]string{bench.DropAddedFile, "binary file", bench.DropUntouched, bench.DropImports, "test data", "vendored"}, slices.Compact(reasons)); diff != "" {
+	if diff := cmp.Diff([]string{history.DropAddedFile, "binary file", history.DropUntouched, history.DropImports, "test data", "vendored"}, slices.Compact(reasons)); diff != "" {
 		t.Errorf("dropped reasons (-want +got):\n%s", diff)
 	}
 	checkTruthAtHead(t, r.dir, s)
@@ -256,7 +266,7 @@ func TestBenchImportGit(t *testing.T) {
 		}
 		byReason[key]++
 	}
-	if len(log.PRs) != 5 || byReason["acme-widget-7"] != 1 || byReason[bench.SkipNoFeedback] != 1 {
+	if len(log.PRs) != 5 || byReason["acme-widget-7"] != 1 || byReason[history.SkipNoFeedback] != 1 {
 		t.Errorf("import.json: %+v", log.PRs)
 	}
 
@@ -303,7 +313,7 @@ func TestBenchImportGitBadInput(t *testing.T) {
 	if res.code != ExitOK || !strings.Contains(res.err, "is a shallow clone") {
 		t.Fatalf("shallow: exit %d\n%s", res.code, res.err)
 	}
-	if !strings.Contains(res.err, bench.SkipShallow) {
+	if !strings.Contains(res.err, history.SkipShallow) {
 		t.Errorf("shallow: no merge skipped for its depth:\n%s", res.err)
 	}
 	if samples, _ := filepath.Glob(filepath.Join(out, "*-*.json")); len(samples) > 0 {
@@ -350,6 +360,7 @@ func TestBenchImportGitFlags(t *testing.T) {
 		{[]string{"--git", "d", "--out", "o", "--until", "June"}, `--until "June"`},
 		{[]string{"--git", "d", "--out", "o", "--since", "2026-02-01", "--until", "2026-01-01"}, "is not after --since"},
 		{[]string{"--git", "d", "--out", "o", "--paths", "!"}, "--paths"},
+		{[]string{"--git", "d", "--out", "o", "--paths", "pkg/[a-"}, `--paths "pkg/[a-": `},
 		{[]string{"--repo", "a/b", "--out", "o", "--max", "3"}, "use them with --git DIR"},
 	} {
 		res := council(t, nil, append([]string{"bench", "import"}, tt.args...)...)

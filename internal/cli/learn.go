@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/engine"
 	"github.com/council-dev/council/internal/github"
+	"github.com/council-dev/council/internal/history"
 	"github.com/council-dev/council/internal/learn"
 	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/publish/markdown"
@@ -29,7 +31,7 @@ import (
 type LearnOptions struct {
 	Repo            string // owner/name: harvest from GitHub
 	FromFile        string // a signals file instead of GitHub
-	Since, Until    string // with Repo: pull requests created in [Since, Until)
+	Since, Until    string // with Repo or Git: pull requests created, merges committed, in [Since, Until)
 	Out             string // the learnings file
 	SignalsOut      string // where the signals are saved (JSON lines); "" not saved
 	CacheDir        string // with Repo: the harvest cache; "" the user cache directory
@@ -41,6 +43,13 @@ type LearnOptions struct {
 	Provider, Model string
 	RecordDir       string
 	ReplayDir       string
+
+	IgnoreUsers []string // with Repo or Git: logins that are bots without saying so
+	// A harvest of a local clone's merge commits, as bench import --git walks them.
+	Git    string   // the clone
+	Name   string   // with Git: owner/repo the signals name; "" Repo, else the origin's
+	Branch string   // with Git: the branch whose merges to walk; "" the default branch
+	Paths  []string // with Git: asks only from these paths
 
 	since, until time.Time
 }
@@ -57,23 +66,37 @@ func NewCmdLearn(f *Factory) *cobra.Command {
 func NewCmdLearnBuild(f *Factory, runF func(context.Context, *LearnOptions) error) *cobra.Command {
 	opts := &LearnOptions{}
 	cmd := &cobra.Command{
-		Use:   "learn (--repo OWNER/NAME [--since DATE] [--until DATE] | --from-file SIGNALS) --out PATH",
-		Short: "Learn from what happened to council's past review comments",
+		Use:   "learn (--repo OWNER/NAME | --git DIR | --from-file SIGNALS) --out PATH",
+		Short: "Learn from what happened to council's past review comments and what reviewers asked for",
 		Long: `Read what happened to council's own inline comments on a repository's pull requests (signals:
 replies and whether their authors could push, reactions, resolved threads and by whom, whether the
-commented lines changed before the merge), print how often they were accepted, and ask the model
-for learnings: short statements of what this repository's maintainers reject or act on, each with
-its evidence, written to PATH (.council/learnings.yaml) for the team to read, edit and review.
+commented lines changed before the merge) and what the repository's human reviewers asked for
+(asks), print how often council's comments were accepted and where the asks are, and ask the model
+for learnings: short statements of what this repository's maintainers reject, act on or ask for,
+each with its evidence, written to PATH (.council/learnings.yaml) for the team to read, edit and
+review.
 
 With --repo, the pull requests created on or after --since and before --until are read from GitHub;
 council's comments are those of --council-login (default: the login of GITHUB_TOKEN) that carry
-council's marker. Each pull request is cached (--cache DIR, default the user cache directory's
-council/learn): a closed or merged one is read once, an open one again after --max-age, and so is
-the listing, so that a second run within --max-age sends no request. An interrupted run, a rate
-limit included, resumes where it stopped. Whether the lines changed is decided as council bench
-import does, from --clone DIR or a cached clone. GitHub credentials are read as for council bench
-import: GITHUB_TOKEN or GH_TOKEN (or a GitHub App's, with --council-login), GITHUB_API_URL for
-GitHub Enterprise Server.
+council's marker. Every other thread-starting inline comment by a person (not the pull request's
+author, not a bot: user type Bot, a [bot] login, or an --ignore-user login) is an ask, with the
+same replies, reactions, thread state and changed-lines check. Each pull request is cached (--cache
+DIR, default the user cache directory's council/learn): a closed or merged one is read once, an
+open one again after --max-age, and so is the listing, so that a second run within --max-age sends
+no request. An interrupted run, a rate limit included, resumes where it stopped. Whether the lines
+changed is decided as council bench import does, from --clone DIR or a cached clone. GitHub
+credentials are read as for council bench import: GITHUB_TOKEN or GH_TOKEN (or a GitHub App's,
+with --council-login), GITHUB_API_URL for GitHub Enterprise Server.
+
+With --git DIR, the asks come from a local clone alone, offline, as council bench import --git reads
+them (the same walk, rules and flags): on each branch merged into --branch (default: origin/HEAD,
+else HEAD) with a merge commit before --until and on or after --since, the commits that answer
+review ("Address review comments", suggestions applied on GitHub, "fixup! ...") and the hunks they
+changed, located at the commit the reviewers saw, each one ask, kept only under --paths. A date
+alone is its first instant (UTC), for --repo and --git alike: --until 2026-07-01 reads merges made
+before July 1, the bound council bench run --learnings compares with a dataset's first pull
+request. --name names the repository (default: --repo, else the clone's origin). --git and --repo
+may be given together: both harvests make one list of signals.
 
 With --from-file, the signals come from a JSON-lines file that --signals-out wrote.
 
@@ -82,6 +105,12 @@ a usage error (flags, files, credentials) or a GitHub failure; 3 when the model 
 answer that cannot be used (the signals are kept in --signals-out).`,
 		Example: `  # learn from the pull requests of September, keeping the signals
   council learn --repo acme/api --since 2026-09-01 --until 2026-10-01 --out .council/learnings.yaml --signals-out signals.jsonl
+
+  # learn what acme/api's reviewers ask for from its clone's history, offline, up to July
+  council learn --git ~/src/api --name acme/api --until 2026-07-01 --out .council/learnings.yaml
+
+  # what a clone's history holds, no model: merges, asks per directory, what was dropped
+  council learn --git ~/src/api --since 2026-01-01 --dry-run --signals-out asks.jsonl
 
   # look at the acceptance rates only, no model
   council learn --repo acme/api --since 2026-09-01 --dry-run
@@ -103,10 +132,10 @@ answer that cannot be used (the signals are kept in --signals-out).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Repo, "repo", "", "harvest council's comments on the pull requests of `OWNER/NAME` from GitHub")
+	fl.StringVar(&opts.Repo, "repo", "", "harvest council's comments and reviewers' inline comments on the pull requests of `OWNER/NAME` from GitHub")
 	fl.StringVar(&opts.FromFile, "from-file", "", "read the signals from the JSON-lines `FILE` (--signals-out writes one)")
-	fl.StringVar(&opts.Since, "since", "", "with --repo: only pull requests created on or after `DATE` (2026-09-01 or RFC 3339)")
-	fl.StringVar(&opts.Until, "until", "", "with --repo: only pull requests created before `DATE`")
+	fl.StringVar(&opts.Since, "since", "", "only pull requests created (--repo), merges committed (--git), on or after `DATE` (2026-09-01 or RFC 3339)")
+	fl.StringVar(&opts.Until, "until", "", "only pull requests created (--repo), merges committed (--git), before `DATE`")
 	fl.StringVar(&opts.Out, "out", "", "write the learnings to `PATH`, a .yaml file (required without --dry-run)")
 	fl.StringVar(&opts.SignalsOut, "signals-out", "", "also save the signals to the JSON-lines `FILE`")
 	fl.StringVar(&opts.CacheDir, "cache", "", "with --repo: cache each pull request's signals under `DIR` (default: the user cache directory)")
@@ -114,6 +143,11 @@ answer that cannot be used (the signals are kept in --signals-out).`,
 	fl.BoolVar(&opts.Refresh, "refresh", false, "with --repo: list the pull requests and read the open ones from GitHub whatever the cache's age")
 	fl.StringVar(&opts.Clone, "clone", "", "with --repo: local clone `DIR` to read and fetch commits into (default: a cached clone)")
 	fl.StringVar(&opts.CouncilLogin, "council-login", "", "with --repo: the `LOGIN` council posts as, such as council[bot] (default: the token's own)")
+	fl.StringSliceVar(&opts.IgnoreUsers, "ignore-user", nil, "with --repo or --git: `LOGIN`s that are bots without saying so: not reviewers (comma-separated)")
+	fl.StringVar(&opts.Git, "git", "", "harvest what reviewers asked for from the merge commits of the local clone `DIR`: no GitHub, no network")
+	fl.StringVar(&opts.Name, "name", "", "with --git: the repository's `OWNER/REPO`, for the signals and their links (default: --repo, else the clone's origin)")
+	fl.StringVar(&opts.Branch, "branch", "", "with --git: the `BRANCH` whose merges to walk (default: origin/HEAD, else HEAD)")
+	fl.StringArrayVar(&opts.Paths, "paths", nil, "with --git: asks only from files matching `GLOB` ('**' spans directories; '!GLOB' excludes; repeatable)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "harvest and print the statistics; ask no model and write no learnings")
 	fl.StringVar(&opts.Provider, "provider", "", "model provider: "+strings.Join(providers, "|"))
 	fl.StringVar(&opts.Model, "model", "", "model name (default: claude-sonnet-5-5 or gpt-6.2-sol)")
@@ -124,12 +158,18 @@ answer that cannot be used (the signals are kept in --signals-out).`,
 
 func (o *LearnOptions) validate() error {
 	switch {
-	case o.Repo == "" && o.FromFile == "":
-		return errors.New("nothing to learn from: give --repo OWNER/NAME (with --since) or --from-file SIGNALS")
+	case o.Repo == "" && o.Git == "" && o.FromFile == "":
+		return errors.New("nothing to learn from: give --repo OWNER/NAME (with --since), --git DIR, or --from-file SIGNALS")
 	case o.Repo != "" && o.FromFile != "":
 		return errors.New("--repo and --from-file cannot be used together: give one source of signals")
-	case o.Repo == "" && (o.Since != "" || o.Until != "" || o.CacheDir != "" || o.Refresh || o.Clone != "" || o.CouncilLogin != ""):
-		return errors.New("--since, --until, --cache, --refresh, --clone and --council-login select and keep a GitHub harvest: use them with --repo")
+	case o.Git != "" && o.FromFile != "":
+		return errors.New("--git and --from-file cannot be used together: --from-file reads signals already harvested")
+	case o.Repo == "" && o.Git == "" && (o.Since != "" || o.Until != "" || len(o.IgnoreUsers) > 0):
+		return errors.New("--since, --until and --ignore-user select what a harvest reads: use them with --repo or --git")
+	case o.Repo == "" && (o.CacheDir != "" || o.Refresh || o.Clone != "" || o.CouncilLogin != ""):
+		return errors.New("--cache, --refresh, --clone and --council-login select and keep a GitHub harvest: use them with --repo")
+	case o.Git == "" && (o.Name != "" || o.Branch != "" || len(o.Paths) > 0):
+		return errors.New("--name, --branch and --paths select what a harvest of a clone reads: use them with --git DIR")
 	case o.MaxAge < 0:
 		return fmt.Errorf("--max-age %s: give a duration of 0 (always read GitHub) or more, such as 24h", o.MaxAge)
 	case o.Out == "" && !o.DryRun:
@@ -145,6 +185,12 @@ func (o *LearnOptions) validate() error {
 		if _, _, err := splitRepo(o.Repo); err != nil {
 			return fmt.Errorf("--repo: %w", err)
 		}
+	}
+	if err := checkName(o.Name); err != nil {
+		return err
+	}
+	if err := checkPathGlobs(o.Paths); err != nil {
+		return err
 	}
 	var err error
 	if o.Since != "" {
@@ -173,11 +219,23 @@ func learnRun(ctx context.Context, f *Factory, o *LearnOptions) error {
 	var (
 		signals []learn.Signal
 		prs     int
+		repos   []string
 		err     error
 	)
-	if o.Repo != "" {
-		if signals, prs, err = learnHarvest(ctx, f, o, cfg); err != nil {
-			return err
+	if o.Repo != "" || o.Git != "" {
+		if o.Repo != "" {
+			if signals, prs, err = learnHarvest(ctx, f, o, cfg); err != nil {
+				return err
+			}
+			repos = append(repos, o.Repo)
+		}
+		if o.Git != "" {
+			asks, merges, name, err := learnGit(ctx, f, o)
+			if err != nil {
+				return err
+			}
+			signals, prs = append(signals, asks...), prs+merges
+			repos = append(repos, name)
 		}
 	} else {
 		fmt.Fprintf(f.Err, "council: reading the signals in %s\n", o.FromFile)
@@ -214,7 +272,7 @@ func learnRun(ctx context.Context, f *Factory, o *LearnOptions) error {
 		return nil
 	}
 	if len(signals) == 0 {
-		return errors.New("no signals to learn from: council has no comments with its marker there (check --since, --until and --council-login)")
+		return errors.New("no signals to learn from: no council comment with its marker, and no reviewer's ask (check --since, --until, --council-login, --paths and --ignore-user)")
 	}
 
 	client, err := modelClient(f, cfg.Provider, s, o.ReplayDir, o.RecordDir)
@@ -241,7 +299,7 @@ func learnRun(ctx context.Context, f *Factory, o *LearnOptions) error {
 	if cost, ok := provider.DefaultPrices().Cost(cfg.Model, usage); ok {
 		usage.CostUSD = cost
 	}
-	file.Source = learnSource(o, signals, prs, cfg.Model)
+	file.Source = learnSource(o, repos, signals, prs, cfg.Model)
 	data, err := file.Marshal()
 	if err != nil {
 		return err
@@ -264,11 +322,14 @@ func learnRun(ctx context.Context, f *Factory, o *LearnOptions) error {
 	return nil
 }
 
-// learnSource is what the learnings were built from.
-func learnSource(o *LearnOptions, signals []learn.Signal, prs int, model string) *learn.Source {
+// learnSource is what the learnings were built from: repos are the repositories harvested
+// (none for --from-file), prs the pull requests read and the merges that gave asks.
+func learnSource(o *LearnOptions, repos []string, signals []learn.Signal, prs int, model string) *learn.Source {
 	src := &learn.Source{Since: o.since, Until: o.until, PRs: prs, Signals: len(signals), Model: model, Built: time.Now().UTC().Truncate(time.Second)}
-	if o.Repo != "" {
-		src.Repos = []string{o.Repo}
+	for _, r := range repos {
+		if !slices.Contains(src.Repos, r) {
+			src.Repos = append(src.Repos, r)
+		}
 	}
 	for _, s := range signals {
 		if s.Repo != "" && !slices.Contains(src.Repos, s.Repo) {
@@ -329,6 +390,7 @@ func learnHarvest(ctx context.Context, f *Factory, o *LearnOptions, cfg config.C
 	signals, err := learn.Harvest(ctx, client, learn.HarvestOptions{
 		Repo: owner + "/" + name, Since: o.since, Until: o.until,
 		Trusted: func(l string) bool { return strings.EqualFold(l, login) },
+		Ignore:  o.IgnoreUsers,
 		Addressed: func(ctx context.Context, pr learn.PRInfo, c learn.Comment) (bool, error) {
 			if pr.HeadSHA == "" {
 				return false, errors.New("GitHub gave no merged head")
@@ -361,19 +423,51 @@ func learnHarvest(ctx context.Context, f *Factory, o *LearnOptions, cfg config.C
 		}
 		return nil, 0, err
 	}
-	fmt.Fprintf(f.Err, "council: %s: %s (%d read from GitHub, %d from the cache): %s by %s; %s\n",
-		o.Repo, plural(prs, "pull request"), read, cached, plural(len(signals), "council comment"), login, plural(client.Requests()-before, "GitHub request"))
+	asks := 0
+	for _, s := range signals {
+		if s.IsAsk() {
+			asks++
+		}
+	}
+	fmt.Fprintf(f.Err, "council: %s: %s (%d read from GitHub, %d from the cache): %s by %s, %s by reviewers; %s\n",
+		o.Repo, plural(prs, "pull request"), read, cached, plural(len(signals)-asks, "council comment"), login,
+		plural(asks, "inline comment"), plural(client.Requests()-before, "GitHub request"))
 	return signals, prs, nil
 }
 
-// writeLearnStats prints the acceptance of council's comments, overall and by reviewer and
-// category: what the model is shown, computed without it.
-func writeLearnStats(w io.Writer, st learn.Stats) {
-	fmt.Fprintf(w, "council: %s: %d accepted, %d rejected, %d ignored (%s accepted)\n",
-		plural(st.Overall.Total, "comment"), st.Overall.Accepted, st.Overall.Rejected, st.Overall.Ignored, percent(st.Overall.Rate))
-	if st.Overall.Total == 0 {
-		return
+// learnGit harvests what reviewers asked for from the merge commits of the clone o.Git, as
+// bench import --git walks them, and says what it walked and left out. merges is how many
+// merges gave asks; name the repository the signals name.
+func learnGit(ctx context.Context, f *Factory, o *LearnOptions) (signals []learn.Signal, merges int, name string, err error) {
+	c, err := openMergeClone(ctx, f, o.Git, o.Branch, cmp.Or(o.Name, o.Repo))
+	if err != nil {
+		return nil, 0, "", err
 	}
+	defer c.git.Close()
+	graph, mbs, err := c.merges(ctx, o.since, o.until, o.IgnoreUsers, window(o.Since, o.Until))
+	if err != nil {
+		return nil, 0, "", err
+	}
+	fmt.Fprintf(f.Err, "council: reading what the reviewers of %s asked for from the merges of %s in %s (%d merges%s, %d commits read), offline\n",
+		c.name, c.branch, c.git.Dir(), len(mbs), window(o.Since, o.Until), graph.Commits())
+	signals, rep, err := learn.HarvestGit(ctx, history.Reader{Git: c.git, Ignore: o.IgnoreUsers, Paths: o.Paths}, c.name, mbs)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	fmt.Fprintf(f.Err, "council: %s: %s walked, %d with feedback: %s\n", c.name, plural(rep.Merges, "merge"), rep.Answered, plural(len(signals), "ask"))
+	for _, k := range rep.Skipped {
+		fmt.Fprintf(f.Err, "  skipped: %d %s\n", k.N, k.Reason)
+	}
+	for _, k := range rep.Dropped {
+		fmt.Fprintf(f.Err, "  dropped: %s: %s\n", plural(k.N, "feedback hunk"), k.Reason)
+	}
+	return signals, rep.Answered, c.name, nil
+}
+
+// writeLearnStats prints the acceptance of council's comments, overall and by reviewer and
+// category, then the reviewers' asks by source and top directory, apart: what the model is
+// shown, computed without it.
+func writeLearnStats(w io.Writer, st learn.Stats) {
 	table := func(title string, bs []learn.Bucket) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "%s\tcomments\taccepted\trejected\tignored\trate\t\n", title)
@@ -386,8 +480,43 @@ func writeLearnStats(w io.Writer, st learn.Stats) {
 		}
 		_ = tw.Flush()
 	}
-	table("reviewer", st.ByReviewer)
-	table("category", st.ByCategory)
+	if st.Overall.Total > 0 || st.Asks.Total == 0 {
+		fmt.Fprintf(w, "council: %s: %d accepted, %d rejected, %d ignored (%s accepted)\n",
+			plural(st.Overall.Total, "comment"), st.Overall.Accepted, st.Overall.Rejected, st.Overall.Ignored, percent(st.Overall.Rate))
+	}
+	if st.Overall.Total > 0 {
+		table("reviewer", st.ByReviewer)
+		table("category", st.ByCategory)
+	}
+	if st.Asks.Total == 0 {
+		return
+	}
+	var parts []string
+	for _, b := range st.AsksBySource {
+		parts = append(parts, fmt.Sprintf("%d from %s", b.Total, askSources[b.Key]))
+	}
+	fmt.Fprintf(w, "council: %s by reviewers (%s), counted apart from council's comments\n", plural(st.Asks.Total, "ask"), strings.Join(parts, ", "))
+	shown := 0
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "top directory\tasks\t\n")
+	for i, b := range st.AsksByDir {
+		if i == maxAskDirs {
+			fmt.Fprintf(tw, "%d more\t%d\t\n", len(st.AsksByDir)-i, st.Asks.Total-shown)
+			break
+		}
+		fmt.Fprintf(tw, "%s\t%d\t\n", b.Key, b.Total)
+		shown += b.Total
+	}
+	_ = tw.Flush()
+}
+
+// maxAskDirs is how many top directories the asks' table shows, most asks first.
+const maxAskDirs = 20
+
+// askSources say where an ask came from, for the statistics.
+var askSources = map[string]string{
+	learn.SourceReview:   "inline comments on GitHub",
+	learn.SourceFeedback: "changes made in answer to review, in git",
 }
 
 func percent(r float64) string { return fmt.Sprintf("%.0f%%", r*100) }

@@ -46,6 +46,15 @@ func TestLearnFlags(t *testing.T) {
 		{"out not yaml", []string{"--repo", "a/b", "--out", "l.json"}, `--out "l.json": a learnings file is a .yaml or .yml file`},
 		{"bad provider", append(repo, "--provider", "mistral"), `--provider "mistral": must be one of anthropic, openai`},
 		{"negative max age", append(repo, "--max-age", "-1h"), "--max-age -1h0m0s"},
+		{"git", []string{"--git", "d", "--since", "2026-01-01", "--paths", "pkg/**", "--ignore-user", "bot", "--out", "l.yaml"}, ""},
+		{"git and repo", []string{"--git", "d", "--repo", "a/b", "--out", "l.yaml"}, ""},
+		{"git and from file", []string{"--git", "d", "--from-file", "s.jsonl", "--out", "l.yaml"}, "--git and --from-file cannot be used together"},
+		{"name without git", append(repo, "--name", "a/b"), "--name, --branch and --paths select what a harvest of a clone reads: use them with --git DIR"},
+		{"paths without git", append(repo, "--paths", "pkg/**"), "use them with --git DIR"},
+		{"bad name", []string{"--git", "d", "--name", "nope", "--out", "l.yaml"}, `--name: "nope" is not a repository`},
+		{"bad paths", []string{"--git", "d", "--paths", "!", "--out", "l.yaml"}, `--paths "!"`},
+		{"ignore-user without a harvest", []string{"--from-file", "s.jsonl", "--ignore-user", "x", "--out", "l.yaml"}, "use them with --repo or --git"},
+		{"cache with git alone", []string{"--git", "d", "--cache", "c", "--out", "l.yaml"}, "--cache, --refresh, --clone and --council-login select and keep a GitHub harvest: use them with --repo"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -60,6 +60,9 @@ type HarvestOptions struct {
 	// Trusted reports whether a login is council's own: only markers in its comments count,
 	// and its replies are not people's. Required.
 	Trusted func(login string) bool
+	// Ignore are logins that are bots without saying so (AI reviewers that post as users),
+	// compared case-insensitively: their comments are not a reviewer's asks.
+	Ignore []string
 	// Addressed applies the benchmark importer's rule to a council comment on a merged pull
 	// request: did its lines change between the commit it was made on and the merge? Nil
 	// leaves every signal's Addressed false.
@@ -83,10 +86,17 @@ type HarvestOptions struct {
 	OnPR func(pr, signals int, cached bool)
 }
 
-// Harvest reads what happened to council's inline comments on the pull requests of o.Repo
-// created in [o.Since, o.Until), newest first, and returns one Signal per comment, oldest pull
-// request first. A council comment is an inline review comment that starts a thread, by a
-// trusted login, with a finding marker ("<!-- council:v1 id=... reviewer=... -->").
+// Harvest reads what happened to the inline comments on the pull requests of o.Repo created in
+// [o.Since, o.Until), newest first, and returns one Signal per comment, oldest pull request
+// first. Two kinds of comment count, each an inline review comment that starts a thread:
+//
+//   - council's own (SourceCouncil): by a trusted login, with a finding marker ("<!--
+//     council:v1 id=... reviewer=... -->");
+//   - a human reviewer's ask (SourceReview): by a person who is not the pull request's author,
+//     not trusted, not a bot (GitHub's user type "Bot", or a "[bot]" login) and not in
+//     o.Ignore, with some text.
+//
+// Both get their replies, reactions, thread state and Addressed alike.
 //
 // A rate limit the client could not wait out stops the harvest: the error says how far it got,
 // and with a CacheDir a second run resumes there. Other errors stop it too; a permission that
@@ -118,6 +128,11 @@ func Harvest(ctx context.Context, gh GitHub, o HarvestOptions) ([]Signal, error)
 	if cachedListing {
 		fmt.Fprintf(o.Log, "council: %s: the pull requests listed from the cache made at %s\n", o.Repo, listing.MadeAt.Local().Format(time.DateTime))
 	}
+	// The cache keeps every person's comments: which logins are ignored is this run's choice.
+	ignored := map[string]bool{}
+	for _, l := range o.Ignore {
+		ignored[strings.ToLower(strings.TrimSpace(l))] = true
+	}
 	var out []Signal
 	for _, p := range listing.PRs {
 		if !inRange(p.CreatedAt, o.Since, o.Until) {
@@ -127,7 +142,12 @@ func Harvest(ctx context.Context, gh GitHub, o HarvestOptions) ([]Signal, error)
 		if err != nil {
 			return nil, h.stopped(err, p.Number)
 		}
-		out = append(out, ss...)
+		for _, s := range ss {
+			if s.Source == SourceReview && ignored[strings.ToLower(s.Author)] {
+				continue
+			}
+			out = append(out, s)
+		}
 	}
 	// Oldest pull request first, each one's comments in the order GitHub gave them.
 	slices.SortStableFunc(out, func(a, b Signal) int { return a.PR - b.PR })
@@ -239,8 +259,14 @@ func (h *harvester) listing(ctx context.Context, now time.Time) (harvestListing,
 	return l, false, nil
 }
 
+// harvestVersion is the version of harvestedPR. A cached pull request of another version is
+// read again: version 2 added human reviewers' comments (SourceReview), which a pull request
+// cached before holds none of.
+const harvestVersion = 2
+
 // harvestedPR is one pull request's signals as the cache keeps them.
 type harvestedPR struct {
+	Version   int       `json:"version,omitempty"`
 	PR        int       `json:"pr"`
 	UpdatedAt time.Time `json:"updated_at,omitzero"`
 	State     string    `json:"state"`
@@ -254,6 +280,9 @@ type harvestedPR struct {
 
 // current reports whether a cached pull request still holds for p as listed now.
 func (c harvestedPR) current(p listedPR, now time.Time, o HarvestOptions) bool {
+	if c.Version != harvestVersion {
+		return false
+	}
 	if o.Addressed != nil && c.Merged && !c.LinesRead && len(c.Signals) > 0 {
 		return false
 	}
@@ -287,7 +316,7 @@ func (h *harvester) pr(ctx context.Context, p listedPR, now time.Time) ([]Signal
 		return nil, err
 	}
 	got := harvestedPR{
-		PR: p.Number, UpdatedAt: p.UpdatedAt, State: hist.PR.State, Merged: hist.PR.Merged, ReadAt: now,
+		Version: harvestVersion, PR: p.Number, UpdatedAt: p.UpdatedAt, State: hist.PR.State, Merged: hist.PR.Merged, ReadAt: now,
 		Signals: []Signal{},
 	}
 	if got.UpdatedAt.IsZero() {
@@ -302,7 +331,13 @@ func (h *harvester) pr(ctx context.Context, p listedPR, now time.Time) ([]Signal
 			return nil, err
 		}
 	}
-	fmt.Fprintf(h.o.Log, "council: %s#%d: %d council comments\n", h.o.Repo, p.Number, len(got.Signals))
+	asks := 0
+	for _, s := range got.Signals {
+		if s.IsAsk() {
+			asks++
+		}
+	}
+	fmt.Fprintf(h.o.Log, "council: %s#%d: %d council comments, %d reviewers' comments\n", h.o.Repo, p.Number, len(got.Signals)-asks, asks)
 	if h.o.OnPR != nil {
 		h.o.OnPR(p.Number, len(got.Signals), false)
 	}
@@ -326,23 +361,29 @@ func (h *harvester) signals(ctx context.Context, hist github.History, out *[]Sig
 	pr := PRInfo{Repo: h.o.Repo, Number: hist.PR.Number, Merged: hist.PR.Merged, HeadSHA: hist.PR.HeadSHA}
 	linesRead = hist.PR.Merged && h.o.Addressed != nil
 	for _, cm := range hist.Comments {
-		if cm.InReplyTo != 0 || !h.o.Trusted(cm.User) {
-			continue
-		}
-		m, ok := findingMarker(cm.Body)
-		if !ok {
+		if cm.InReplyTo != 0 {
 			continue
 		}
 		s := Signal{
 			Repo: h.o.Repo, PR: hist.PR.Number, PRCreated: hist.PR.CreatedAt, PRMerged: hist.PR.Merged,
-			URL: cm.HTMLURL, CommentID: cm.ID, Created: cm.CreatedAt,
-			Fingerprint: m.id, Reviewer: m.reviewer, Path: cm.Path, Line: cm.Line,
+			URL: cm.HTMLURL, CommentID: cm.ID, Created: cm.CreatedAt, Path: cm.Path, Line: cm.Line,
+		}
+		switch {
+		case h.o.Trusted(cm.User):
+			m, ok := findingMarker(cm.Body)
+			if !ok {
+				continue
+			}
+			s.Fingerprint, s.Reviewer, s.Category, s.Severity = m.id, m.reviewer, m.category, m.severity
+			s.Title, s.Body = parseComment(cm.Body)
+		case reviewerOf(hist.PR.Author, cm):
+			s.Source, s.Author, s.Body = SourceReview, cm.User, strings.TrimSpace(strings.ReplaceAll(cm.Body, "\r\n", "\n"))
+		default:
+			continue
 		}
 		if s.Line == 0 {
 			s.Line = cm.OriginalLine // outdated: where it was made
 		}
-		s.Title, s.Body = parseComment(cm.Body)
-		s.Category, s.Severity = m.category, m.severity
 		for _, r := range replies[cm.ID] {
 			w, err := h.writeAccess(ctx, r.User)
 			if err != nil {
@@ -386,6 +427,14 @@ func (h *harvester) signals(ctx context.Context, hist github.History, out *[]Sig
 		*out = append(*out, s)
 	}
 	return linesRead, nil
+}
+
+// reviewerOf reports whether an untrusted comment is a human reviewer's ask: by a person
+// (not a bot by GitHub's account type or a "[bot]" login) other than the pull request's
+// author, with some text. Ignored logins are left out after the cache (Harvest).
+func reviewerOf(author string, cm github.HistoryComment) bool {
+	return cm.User != "" && !strings.EqualFold(cm.User, author) &&
+		!(github.User{Login: cm.User, Type: cm.UserType}).Bot() && strings.TrimSpace(cm.Body) != ""
 }
 
 // writeAccess reports whether login can push to the repository, asking GitHub once per login.

@@ -2,7 +2,11 @@ package learn_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +24,8 @@ const (
 	botToken   = "ghs_councilBotTokenForTests000000000000"
 	devToken   = "ghp_devTokenForTests00000000000000000000"
 	aliceToken = "ghp_aliceTokenForTests000000000000000000"
+	helperTok  = "ghs_helperBotTokenForTests00000000000000"
+	rabbitTok  = "ghp_rabbitTokenForTests00000000000000000"
 	hvPatch    = "diff --git a/h.go b/h.go\nnew file mode 100644\nindex 0000000000000000000000000000000000000000..1111111111111111111111111111111111111111\n--- /dev/null\n+++ b/h.go\n@@ -0,0 +1,3 @@\n+a\n+b\n+c\n"
 )
 
@@ -36,14 +42,16 @@ type hvSetup struct {
 }
 
 // setupHarvest serves acme/widgets: #1 and #2 by dev (#2 merged) with council's comments,
-// replies, reactions and a resolved thread; #3 created after the harvest's Until.
+// replies, reactions and a resolved thread, and people's comments: alice's asks (one with a
+// copied council marker, one on #2), dev's note on his own pull request, an app's bot's and an
+// AI reviewer's that posts as a user (rabbit); #3 created after the harvest's Until.
 func setupHarvest(t *testing.T, opts ...githubtest.Option) *hvSetup {
 	t.Helper()
 	var mu sync.Mutex
 	clock := time.Date(2026, 9, 2, 10, 0, 0, 0, time.UTC)
 	tick := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 	advance := func(d time.Duration) time.Time { mu.Lock(); defer mu.Unlock(); clock = clock.Add(d); return clock }
-	users := map[string]string{botToken: githubtest.DefaultLogin, devToken: "dev", aliceToken: "alice"}
+	users := map[string]string{botToken: githubtest.DefaultLogin, devToken: "dev", aliceToken: "alice", helperTok: "helper[bot]", rabbitTok: "rabbit"}
 	opts = append([]githubtest.Option{githubtest.WithClock(tick)}, opts...)
 	for tok, login := range users {
 		opts = append(opts, githubtest.WithUser(tok, login, githubtest.PullRequestsWrite))
@@ -78,9 +86,13 @@ func setupHarvest(t *testing.T, opts ...githubtest.Option) *hvSetup {
 		github.ReviewComment{Path: "h.go", Line: 3, Body: "🛡️ **Security** — Token logged\n\nThe token reaches the log.\n\n<sub>🤖 Council of Claudes · reply or react 👍/👎 to teach it about this repository</sub>\n\n<!-- council:v1 id=fp2 reviewer=security category=secrets%2Flogging severity=high -->"},
 		github.ReviewComment{Path: "h.go", Line: 1, Body: "Summary without a marker."},
 	)
-	// alice copies a marker: not council's.
+	// alice copies a marker: not council's, but her own ask.
 	post("alice", 1, github.ReviewComment{Path: "h.go", Line: 1, Body: "me too <!-- council:v1 id=fake reviewer=x -->"})
+	post("dev", 1, github.ReviewComment{Path: "h.go", Line: 2, Body: "Note to reviewers: b is on purpose."})
+	post("helper[bot]", 1, github.ReviewComment{Path: "h.go", Line: 3, Body: "Consider a constant."})
+	post("rabbit", 1, github.ReviewComment{Path: "h.go", Line: 3, Body: "Nitpick: rename c."})
 	post(githubtest.DefaultLogin, 2, github.ReviewComment{Path: "h.go", Line: 1, Body: councilBody("Unused a", "a is never read.", "fp3", "maintainability")})
+	post("alice", 2, github.ReviewComment{Path: "h.go", Line: 1, Body: "Please name `a` after what it holds.\r\n"})
 	post(githubtest.DefaultLogin, 3, github.ReviewComment{Path: "h.go", Line: 1, Body: councilBody("Too late", "x", "fp4", "correctness")})
 
 	cs := s.comments(t, 1)
@@ -133,7 +145,17 @@ func TestLearnHarvest(t *testing.T) {
 			return true, nil
 		},
 	}
+	// Without Ignore, rabbit's comment is a person's.
 	got, err := learn.Harvest(ctx, s.as[githubtest.DefaultLogin], o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(got, func(sg learn.Signal) bool { return sg.Author == "rabbit" }) {
+		t.Errorf("rabbit's comment is not an ask without Ignore: %+v", got)
+	}
+	asked = nil
+	o.Ignore = []string{"Rabbit"}
+	got, err = learn.Harvest(ctx, s.as[githubtest.DefaultLogin], o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,16 +191,24 @@ func TestLearnHarvest(t *testing.T) {
 			Reactions: map[string]int{"-1": 1}, Resolved: true, ResolvedBy: "dev",
 		},
 		{
+			Repo: "acme/widgets", PR: 1, PRCreated: s.at[1], URL: one[3].HTMLURL, CommentID: one[3].ID, Created: one[3].CreatedAt,
+			Path: "h.go", Line: 1, Body: "me too <!-- council:v1 id=fake reviewer=x -->", Source: learn.SourceReview, Author: "alice",
+		},
+		{
 			Repo: "acme/widgets", PR: 2, PRCreated: s.at[2], PRMerged: true, URL: two[0].HTMLURL, CommentID: two[0].ID, Created: two[0].CreatedAt,
 			Fingerprint: "fp3", Reviewer: "maintainability", Path: "h.go", Line: 1,
 			Title: "Unused a", Body: "a is never read.", Addressed: true,
+		},
+		{
+			Repo: "acme/widgets", PR: 2, PRCreated: s.at[2], PRMerged: true, URL: two[1].HTMLURL, CommentID: two[1].ID, Created: two[1].CreatedAt,
+			Path: "h.go", Line: 1, Body: "Please name `a` after what it holds.", Addressed: true, Source: learn.SourceReview, Author: "alice",
 		},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("signals (-want +got):\n%s", d)
 	}
-	if len(asked) != 1 || asked[0] != two[0].ID {
-		t.Errorf("Addressed asked for %v, want only #2's comment %d", asked, two[0].ID)
+	if d := cmp.Diff([]int64{two[0].ID, two[1].ID}, asked); d != "" {
+		t.Errorf("Addressed asked for (-want +got):\n%s", d)
 	}
 }
 
@@ -224,8 +254,8 @@ func TestLearnHarvestCacheAndRateLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 4 || len(cached) != 1 || cached[0] != 3 {
-		t.Errorf("resumed run: %d signals, cached %v; want 4 and [3]", len(got), cached)
+	if len(got) != 7 || len(cached) != 1 || cached[0] != 3 {
+		t.Errorf("resumed run: %d signals, cached %v; want 7 (4 council's; alice's two and rabbit's) and [3]", len(got), cached)
 	}
 	for _, r := range s.srv.Log()[len(before):] {
 		if strings.Contains(r.Path, "/pulls/3") || strings.HasSuffix(r.Path, "/pulls") {
@@ -245,6 +275,16 @@ func TestLearnHarvestCacheAndRateLimit(t *testing.T) {
 	if d := cmp.Diff(got, again); d != "" {
 		t.Errorf("cached signals differ (-first +cached):\n%s", d)
 	}
+	// Which logins are ignored is the run's choice, the cache's signals are everyone's.
+	o.Ignore = []string{"alice"}
+	fewer, err := learn.Harvest(ctx, client, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent := s.srv.Requests() - requests; sent != 0 || len(fewer) != len(got)-2 {
+		t.Errorf("with alice ignored, from the cache: %d signals (want %d), %d requests", len(fewer), len(got)-2, sent)
+	}
+	o.Ignore = nil
 
 	// Later, the open pull requests are read again and the merged one is not.
 	now = now.Add(2 * time.Hour)
@@ -269,5 +309,51 @@ func TestLearnHarvestOptions(t *testing.T) {
 		if _, err := learn.Harvest(context.Background(), nil, o); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
+	}
+}
+
+// TestLearnHarvestCacheVersion reads again a pull request cached before human reviewers'
+// comments were harvested: a closed pull request would otherwise never be read again.
+func TestLearnHarvestCacheVersion(t *testing.T) {
+	t.Parallel()
+	s := setupHarvest(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	o := learn.HarvestOptions{Repo: "acme/widgets", Trusted: trusted, CacheDir: dir, MaxAge: time.Hour}
+	client := s.as[githubtest.DefaultLogin]
+	if _, err := learn.Harvest(ctx, client, o); err != nil {
+		t.Fatal(err)
+	}
+	// #2 (merged) as a council before the version kept it: no version, council's signals only.
+	file := filepath.Join(dir, "acme", "widgets", "pr-2.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pr map[string]any
+	if err := json.Unmarshal(data, &pr); err != nil {
+		t.Fatal(err)
+	}
+	if pr["version"] != float64(2) {
+		t.Fatalf("cached #2 has version %v, want 2", pr["version"])
+	}
+	delete(pr, "version")
+	pr["signals"] = pr["signals"].([]any)[:1]
+	if data, err = json.Marshal(pr); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reads := s.srv.Count("GET", "/repos/acme/widgets/pulls/2")
+	got, err := learn.Harvest(ctx, client, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.srv.Count("GET", "/repos/acme/widgets/pulls/2") - reads; n != 1 {
+		t.Errorf("#2 cached without a version read %d times, want 1", n)
+	}
+	if !slices.ContainsFunc(got, func(sg learn.Signal) bool { return sg.PR == 2 && sg.Source == learn.SourceReview }) {
+		t.Errorf("alice's ask on #2 is not harvested again: %+v", got)
 	}
 }

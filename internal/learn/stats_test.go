@@ -49,3 +49,37 @@ func TestComputeStats(t *testing.T) {
 		t.Errorf("no signals (-want +got):\n%s", diff)
 	}
 }
+
+// TestComputeStatsAsks counts human reviewers' asks apart from council's comments: a change
+// found in git is accepted by definition and must not raise council's acceptance.
+func TestComputeStatsAsks(t *testing.T) {
+	t.Parallel()
+	ss := []Signal{
+		{Reviewer: "bugs", Path: "main.go", Reactions: map[string]int{"-1": 1}}, // council's, rejected
+		{Source: SourceFeedback, Author: "dev", Path: "pkg/kube/ready.go"},      // accepted
+		{Source: SourceFeedback, Author: "dev", Path: "pkg/api/h.go"},           // accepted
+		{Source: SourceReview, Author: "alice", Path: "cmd/main.go"},            // ignored
+		{Source: SourceReview, Author: "alice", Path: "README.md", Addressed: true},
+	}
+	got := ComputeStats(ss)
+	want := Stats{
+		Overall:    Bucket{Rejected: 1, Total: 1},
+		ByReviewer: []Bucket{{Key: "bugs", Rejected: 1, Total: 1}},
+		ByCategory: []Bucket{{Key: "", Rejected: 1, Total: 1}},
+		BySeverity: []Bucket{{Key: "", Rejected: 1, Total: 1}},
+		ByPath:     []Bucket{{Key: ".", Rejected: 1, Total: 1}},
+		Asks:       Bucket{Accepted: 3, Ignored: 1, Total: 4, Rate: 0.75},
+		AsksBySource: []Bucket{
+			{Key: SourceFeedback, Accepted: 2, Total: 2, Rate: 1},
+			{Key: SourceReview, Accepted: 1, Ignored: 1, Total: 2, Rate: 0.5},
+		},
+		AsksByDir: []Bucket{
+			{Key: "pkg", Accepted: 2, Total: 2, Rate: 1},
+			{Key: ".", Accepted: 1, Total: 1, Rate: 1},
+			{Key: "cmd", Ignored: 1, Total: 1},
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ComputeStats (-want +got):\n%s", diff)
+	}
+}

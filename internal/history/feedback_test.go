@@ -1,4 +1,4 @@
-package bench
+package history
 
 import (
 	"testing"
@@ -79,21 +79,6 @@ func TestFeedbackPhrase(t *testing.T) {
 	}
 	if _, ok := FeedbackPhrase("address alice's review", []string{"HelperBot2000"}); !ok {
 		t.Error("an ignored login that the subject does not name changes the verdict")
-	}
-}
-
-func TestFeedbackKind(t *testing.T) {
-	t.Parallel()
-	for msg, want := range map[string]string{
-		"Address review comments":                                   "other",
-		"address review: unlock the mutex before returning":         "concurrency",
-		"Review markups\n\n- add a test for the error path":         "tests",
-		"Apply suggestions from code review\n\nCo-authored-by: Bob": "other",
-		"per review: why not?":                                      "other",
-	} {
-		if got := feedbackKind(msg, nil); got != want {
-			t.Errorf("feedbackKind(%q) = %q, want %q", msg, got, want)
-		}
 	}
 }
 
@@ -194,12 +179,6 @@ func TestPRFromMerge(t *testing.T) {
 		if diff := cmp.Diff(want, pr{n, title, from}); diff != "" {
 			t.Errorf("PRFromMerge(%q) (-want +got):\n%s", msg, diff)
 		}
-	}
-	if got := GitSampleID("Owner/Repo", 12, "0123456789abcdef0123456789abcdef01234567"); got != "owner-repo-12" {
-		t.Errorf("id %q", got)
-	}
-	if got := GitSampleID("owner/repo", 0, "0123456789abcdef0123456789abcdef01234567"); got != "owner-repo-01234567" {
-		t.Errorf("id %q", got)
 	}
 }
 

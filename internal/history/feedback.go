@@ -1,4 +1,4 @@
-package bench
+package history
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 	"github.com/council-dev/council/internal/source"
 )
 
-// An import from git (GitImporter) finds, on each merged branch, the first commit that
-// answers review, and takes what it changed as what the reviewers asked for. These are the
-// rules, meant to be read and argued with like classify.go's.
+// A walk of a repository's merges (Reader.Feedback) finds, on each merged branch, the first
+// commit that answers review, and takes what it changed as what the reviewers asked for. These
+// are the rules, meant to be read and argued with like bench's classify.go.
 //
 // A commit answers review (AnswersReview) when it is not a merge and either it applies review
 // suggestions on GitHub with a person other than its author credited (see AnswersReview), or
@@ -32,7 +32,7 @@ import (
 // Not review by a person, so never a feedback commit: a subject that speaks of a self-review
 // ("Self-review markups"), or names an AI reviewer or a bot (Copilot, CodeRabbit, Gemini,
 // Sourcery, Greptile, Ellipsis, Qodo, Korbit, Bugbot, Claude, Codex, ChatGPT, "AI review",
-// "bot"), or one of the logins the import is told to ignore (--ignore-user).
+// "bot"), or one of the logins the walk is told to ignore (--ignore-user).
 var feedbackRules = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)^\s*(fixup|squash|amend)!`),
 	regexp.MustCompile(`(?i)\b(address(es|ed|ing)?|apply|applie[sd]|applying|incorporat(e|es|ed|ing)|resolv(e|es|ed|ing)|respond(s|ed|ing)? to)\b.{0,60}?\b(reviews?|reviewer'?s?|comments?|feedback|nits?|suggestions?|remarks)( (comments?|feedback|nits?|suggestions?|remarks|markups?|findings))*\b`),
@@ -143,30 +143,26 @@ func wordByte(s string, i int) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
-// feedbackKind is a feedback commit message's kind, by Classify's rules over the message
-// without the words that say it answers review ("address review comments" speaks of comments,
-// not of docs). A message that says nothing more is "other"; so is one Classify finds a
-// question or praise: a commit is neither.
-func feedbackKind(message string, ignore []string) string {
+// WithoutFeedbackWords is a feedback commit message less what says that it answers review:
+// the words FeedbackPhrase finds ("address review comments" speaks of comments, not of what
+// changed), and the subject of a "fixup!" commit (it names the commit it fixes). What is left
+// is what the message says of the change itself.
+func WithoutFeedbackWords(message string, ignore []string) string {
 	var rest []string
 	for _, line := range strings.Split(message, "\n") {
 		if feedbackRules[0].MatchString(line) {
-			continue // "fixup! <subject>" names the commit it fixes, not what changed
+			continue
 		}
 		if p, ok := FeedbackPhrase(line, ignore); ok {
 			line = strings.Replace(line, p, " ", 1)
 		}
 		rest = append(rest, line)
 	}
-	kind, _ := Classify(strings.Join(rest, "\n"), "")
-	if kind == "question" || kind == "praise" {
-		return "other"
-	}
-	return kind
+	return strings.Join(rest, "\n")
 }
 
-// Reasons a feedback hunk is not ground truth, besides plan's (generated, vendored, lock and
-// binary files).
+// Reasons a feedback hunk is not something a reviewer of the head could have asked for,
+// besides plan's (generated, vendored, lock and binary files).
 const (
 	DropTestData   = "test data"
 	DropWhitespace = "only whitespace changed"
