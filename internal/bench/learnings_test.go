@@ -94,6 +94,8 @@ func TestPullOf(t *testing.T) {
 	}{
 		{"https://github.com/acme/widget/pull/7#discussion_r1007", "acme/widget", 7, true},
 		{"https://ghe.example.com/acme/widget/pull/12/files#r3", "acme/widget", 12, true},
+		{"https://github.com/acme/widget/pull/21/commits/4444444444444444444444444444444444444444#diff-39515cL8", "acme/widget", 21, true}, // council learn --git's asks
+		{"https://github.com/acme/widget/commit/4444444444444444444444444444444444444444#diff-39515cL8", "", 0, false},
 		{"https://github.com/acme/widget/issues/7#issuecomment-1", "", 0, false},
 		{"https://github.com/acme/widget/pull/x", "", 0, false},
 		{"acme/widget/pull/7", "", 0, false},

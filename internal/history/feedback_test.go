@@ -174,6 +174,8 @@ func TestPRFromMerge(t *testing.T) {
 		"Merge branch 'topic' into 'main'\n\nAdd the cache\n\nSee merge request grp/proj!42":       {42, "Add the cache", ""},
 		"Merged in feature/x (pull request #12)\n\nAdd x":                                          {12, "Merged in feature/x (pull request #12)", ""},
 		"Merge branch 'topic'": {0, "Merge branch 'topic'", ""},
+		"[FIXED] Preserve FirstSeq during WAL replay (#8490)\n\nIf a replicated stream restarts": {8490, "[FIXED] Preserve FirstSeq during WAL replay", ""},
+		"Fix (#12) in the middle": {0, "Fix (#12) in the middle", ""},
 	} {
 		n, title, from := PRFromMerge(msg)
 		if diff := cmp.Diff(want, pr{n, title, from}); diff != "" {

@@ -240,10 +240,15 @@ var (
 	githubMerge = regexp.MustCompile(`^Merge pull request #(\d+) from ([^/\s]+)/\S+`)
 	gitlabMerge = regexp.MustCompile(`(?m)^See merge request \S+!(\d+)\s*$`)
 	otherMerge  = regexp.MustCompile(`(?i)\(pull request #(\d+)\)`)
+	// titleMerge is GitHub's merge commit when the repository's setting gives it the pull
+	// request's title and description: "Title (#123)", then the description.
+	titleMerge = regexp.MustCompile(`^(.*\S)\s+\(#(\d+)\)$`)
 )
 
 // PRFromMerge reads a merge commit's message as GitHub, GitLab and Bitbucket write them: the
-// pull request's number, title and, for GitHub, the account it came from. A message that
+// pull request's number, title and, for GitHub, the account it came from. GitHub writes
+// "Merge pull request #123 from user/branch" with the title on the next line, or, where the
+// repository says so, "Title (#123)". A message that
 // names no pull request gives number 0 and its subject as the title; GitHub's without the
 // title line gives "".
 func PRFromMerge(message string) (number int, title, from string) {
@@ -273,6 +278,11 @@ func PRFromMerge(message string) (number int, title, from string) {
 	}
 	if m := otherMerge.FindStringSubmatch(subject); m != nil {
 		number, _ = strconv.Atoi(m[1])
+		return number, title, ""
+	}
+	if m := titleMerge.FindStringSubmatch(title); m != nil {
+		number, _ = strconv.Atoi(m[2])
+		title = m[1]
 	}
 	return number, title, ""
 }

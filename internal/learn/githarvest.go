@@ -87,7 +87,7 @@ func FeedbackSignals(repo string, fb history.Feedback) []Signal {
 		c := h.Commit
 		out = append(out, Signal{
 			Repo: repo, PR: number, PRCreated: mb.Line[0].Time, PRMerged: true,
-			URL: CommitLineURL(repo, c.SHA, h.CommitPath, h.CommitLine), Created: c.Time,
+			URL: CommitLineURL(repo, number, c.SHA, h.CommitPath, h.CommitLine), Created: c.Time,
 			Path: h.Path, Line: h.Line, Body: h.Body(),
 			Addressed: true, Source: SourceFeedback, Author: h.Author, Merge: mb.Merge.SHA, Commit: c.SHA,
 		})
@@ -99,8 +99,15 @@ func FeedbackSignals(repo string, fb history.Feedback) []Signal {
 // file (GitHub's anchor "diff-" and the SHA-256 of the path the commit's diff shows it under)
 // and to the line on the diff's left side ("L"), the file as it was just before the commit:
 // where the lines a feedback hunk is about were when that commit changed them. Per commit,
-// path and line it is unique, so that distillation can cite each signal by it.
-func CommitLineURL(repo, sha, path string, line int) string {
+// path and line it is unique, so that distillation can cite each signal by it. When the pull
+// request's number is known, the link is the commit inside the pull request
+// (/pull/N/commits/SHA): the same diff, and a link that names the pull request, so that
+// council bench run --learnings can tell evidence from a sample's own pull request.
+func CommitLineURL(repo string, pr int, sha, path string, line int) string {
 	sum := sha256.Sum256([]byte(path))
-	return fmt.Sprintf("https://github.com/%s/commit/%s#diff-%sL%d", repo, sha, hex.EncodeToString(sum[:]), line)
+	page := fmt.Sprintf("https://github.com/%s/commit/%s", repo, sha)
+	if pr > 0 {
+		page = fmt.Sprintf("https://github.com/%s/pull/%d/commits/%s", repo, pr, sha)
+	}
+	return fmt.Sprintf("%s#diff-%sL%d", page, hex.EncodeToString(sum[:]), line)
 }

@@ -31,10 +31,10 @@ func TestFeedbackSignals(t *testing.T) {
 	got := FeedbackSignals("acme/widget", fb)
 	want := []Signal{
 		{Repo: "acme/widget", PR: 21, PRCreated: day(1), PRMerged: true, Created: day(4),
-			URL:  "https://github.com/acme/widget/commit/4444444444444444444444444444444444444444#diff-39515c84d198f1004ae08f0598487c2eb7ec3b59965f86ee99adaaf2703e1d43L8",
+			URL:  "https://github.com/acme/widget/pull/21/commits/4444444444444444444444444444444444444444#diff-39515c84d198f1004ae08f0598487c2eb7ec3b59965f86ee99adaaf2703e1d43L8",
 			Path: "pkg/kube/ready.go", Line: 8, Body: fb.Hunks[0].Body(), Addressed: true, Source: SourceFeedback, Author: "dev", Merge: merge.SHA, Commit: fix2.SHA},
 		{Repo: "acme/widget", PR: 21, PRCreated: day(1), PRMerged: true, Created: day(4),
-			URL:  CommitLineURL("acme/widget", fix2.SHA, "new.go", 4),
+			URL:  CommitLineURL("acme/widget", 21, fix2.SHA, "new.go", 4),
 			Path: "old.go", Line: 3, Body: fb.Hunks[2].Body(), Addressed: true, Source: SourceFeedback, Author: "rev", Merge: merge.SHA, Commit: fix2.SHA},
 	}
 	if d := cmp.Diff(want, got); d != "" {
