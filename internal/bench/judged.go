@@ -168,8 +168,9 @@ type ReviewerLabels struct {
 // reviewer. A label of a sample the dataset does not have, or naming a truth item its sample
 // does not have, is an error naming the label's position; so is a file none of whose labels
 // names a finding of this run. A label of a finding the run does not show is another run's:
-// counted in NotInRun, not an error, so that one file can hold the labels of several runs.
-func ScoreLabels(in ScoreInput, labels []FindingLabel) (LabelScore, error) {
+// counted in NotInRun, not an error, so that one file can hold the labels of several runs;
+// source names the labels file, as given.
+func ScoreLabels(in ScoreInput, source string, labels []FindingLabel) (LabelScore, error) {
 	truthOf := map[string][]string{}
 	for _, s := range in.Samples {
 		ids := []string{}
@@ -203,7 +204,7 @@ func ScoreLabels(in ScoreInput, labels []FindingLabel) (LabelScore, error) {
 		}
 	}
 
-	ls := LabelScore{Labels: len(labels), Unlabelled: []FindingRef{}}
+	ls := LabelScore{File: source, Labels: len(labels), Unlabelled: []FindingRef{}}
 	labelOf := map[FindingKey]FindingLabel{}
 	var errs []error
 	for _, l := range labels {
@@ -229,8 +230,8 @@ func ScoreLabels(in ScoreInput, labels []FindingLabel) (LabelScore, error) {
 		return LabelScore{}, errors.Join(errs...)
 	}
 	if ls.Counted == 0 && len(shown) > 0 {
-		return LabelScore{}, fmt.Errorf("none of its %d labels names a finding run %s shows (\"finding\" is a finding's id in reviews/<sample>.json): are they another run's?",
-			len(labels), in.Run.Name)
+		return LabelScore{}, fmt.Errorf("%s: none of its %d labels names a finding run %s shows (\"finding\" is a finding's id in reviews/<sample>.json): are they another run's?",
+			source, len(labels), in.Run.Name)
 	}
 
 	sort.Slice(keys, func(i, j int) bool {

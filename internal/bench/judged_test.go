@@ -78,7 +78,7 @@ func labelsOf(t *testing.T, lines ...string) []FindingLabel {
 // finding of another run.
 func TestScoreLabels(t *testing.T) {
 	t.Parallel()
-	ls, err := ScoreLabels(placementRun(), labelsOf(t,
+	ls, err := ScoreLabels(placementRun(), "l.jsonl", labelsOf(t,
 		`{"sample":"s0","finding":"f1","label":"valid","truth":[]}`,
 		`{"sample":"s0","finding":"f2","label":"minor","truth":["t1"]}`,
 		`{"sample":"s0","finding":"f3","label":"wrong"}`,
@@ -90,7 +90,7 @@ func TestScoreLabels(t *testing.T) {
 	}
 	// Unlabelled f5 is in no denominator; the other run's t2 is no ask caught.
 	want := LabelScore{
-		Labels: 5, Counted: 4, NotInRun: 1,
+		File: "l.jsonl", Labels: 5, Counted: 4, NotInRun: 1,
 		Unlabelled: []FindingRef{{Sample: "s2", Finding: "f5", Placement: PlacementUpFront}},
 		Placements: []LabelPlacement{
 			{Placement: PlacementUpFront, LabelCounts: LabelCounts{Findings: 2, Labelled: 1, Valid: 1,
@@ -119,7 +119,7 @@ func TestScoreLabels(t *testing.T) {
 // TestScoreLabelsAsksCountOnce: two findings asking for the same truth item catch one ask.
 func TestScoreLabelsAsksCountOnce(t *testing.T) {
 	t.Parallel()
-	ls, err := ScoreLabels(placementRun(), labelsOf(t,
+	ls, err := ScoreLabels(placementRun(), "l.jsonl", labelsOf(t,
 		`{"sample":"s0","finding":"f1","label":"valid","truth":["t1"]}`,
 		`{"sample":"s0","finding":"f2","label":"valid","truth":["t1"]}`,
 	))
@@ -152,13 +152,13 @@ func TestScoreLabelsErrors(t *testing.T) {
 		{
 			name:    "no label of this run",
 			lines:   []string{`{"sample":"s0","finding":"zz","label":"valid"}`},
-			wantErr: []string{"none of its 1 labels names a finding run run shows"},
+			wantErr: []string{"l.jsonl: none of its 1 labels names a finding run run shows"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := ScoreLabels(placementRun(), labelsOf(t, tt.lines...))
+			_, err := ScoreLabels(placementRun(), "l.jsonl", labelsOf(t, tt.lines...))
 			if err == nil {
 				t.Fatal("no error")
 			}

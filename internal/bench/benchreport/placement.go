@@ -153,6 +153,14 @@ func ciCell(s bench.Score, v float64, ci [2]float64) string {
 	return withCI(v, ci)
 }
 
+// precisionCell is a tier's precision; "–" when it had no findings to be precise about.
+func precisionCell(t bench.TierScore) string {
+	if t.TP+t.FP == 0 {
+		return "–"
+	}
+	return num(t.Micro.Precision)
+}
+
 // shareCell is "0.62 (10/16)"; "–" for a share of nothing.
 func shareCell(sh bench.Share) string {
 	if sh.Of == 0 {
@@ -197,7 +205,7 @@ func headlineTable(runs []Run) textTable {
 					row = append(row, "–", "–", "–")
 					continue
 				}
-				row = append(row, ciCell(r.Score, pt.Micro.Recall, pt.Micro.RecallCI), num(pt.Micro.Precision), shareCell(pt.PRsCaught))
+				row = append(row, ciCell(r.Score, pt.Micro.Recall, pt.Micro.RecallCI), precisionCell(pt.TierScore), shareCell(pt.PRsCaught))
 			}
 			if labels {
 				if l, ok := labelsOf(r.Score.Labels, p.Placement); ok {
@@ -283,10 +291,10 @@ func reviewerTable(runs []Run) textTable {
 				all, allOK := tierIn(rv.Tiers, tier)
 				rec, prec := [2]string{"–", "–"}, [2]string{"–", "–"}
 				if upOK {
-					rec[0], prec[0] = num(up.Micro.Recall), num(up.Micro.Precision)
+					rec[0], prec[0] = num(up.Micro.Recall), precisionCell(up)
 				}
 				if allOK {
-					rec[1], prec[1] = num(all.Micro.Recall), num(all.Micro.Precision)
+					rec[1], prec[1] = num(all.Micro.Recall), precisionCell(all)
 				}
 				row = append(row, pair(rec[0], rec[1]), pair(prec[0], prec[1]))
 			}
@@ -334,9 +342,9 @@ var costPartNames = map[string]string{
 	bench.CostUnsplit:     "unsplit (no breakdown in the review)",
 }
 
-// costTable has a row per run and part: the mean per PR, the total and the share. Other and
-// unsplit, which a current review does not have, are left out when they are zero; a score
-// made before the split has no rows.
+// costTable has a row per run and part that cost anything: the mean per PR (to a hundredth
+// of a cent: a review costs cents), the total and the share. A score made before the split
+// has no rows.
 func costTable(runs []Run) textTable {
 	var t textTable
 	if len(runs) > 1 {
@@ -348,7 +356,7 @@ func costTable(runs []Run) textTable {
 	t.column("Share", true)
 	for _, r := range runs {
 		for _, c := range r.Score.CostByPart {
-			if c.Total == 0 && (c.Part == bench.CostOther || c.Part == bench.CostUnsplit) {
+			if c.Total == 0 {
 				continue
 			}
 			name, ok := costPartNames[c.Part]
@@ -359,7 +367,7 @@ func costTable(runs []Run) textTable {
 			if len(runs) > 1 {
 				row = append(row, r.Name)
 			}
-			t.Rows = append(t.Rows, append(row, name, usd(c.Mean), usd(c.Total), pct(c.Share)))
+			t.Rows = append(t.Rows, append(row, name, fmt.Sprintf("$%.4f", c.Mean), usd(c.Total), pct(c.Share)))
 		}
 	}
 	return t
