@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,12 +43,7 @@ func ParseFindingLabels(source string, data []byte) ([]FindingLabel, error) {
 	var out []FindingLabel
 	seen := map[FindingKey]int{}
 	const want = `want {"sample":"<id>","finding":"<id>","label":"valid|minor|wrong","truth":["<truth id>",...],"why":"..."}`
-	for i, line := range strings.Split(string(data), "\n") {
-		pos := fmt.Sprintf("%s:%d", source, i+1)
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
+	for pos, line := range jsonLines(source, data) {
 		var raw struct {
 			Sample  *string   `json:"sample"`
 			Finding *string   `json:"finding"`
@@ -61,13 +55,8 @@ func ParseFindingLabels(source string, data []byte) ([]FindingLabel, error) {
 		if json.Unmarshal([]byte(line), &keys) == nil && keys["same"] != nil {
 			return nil, fmt.Errorf("%s: a pair label, as bench calibrate --labels reads: bench score --labels labels findings (%s)", pos, want)
 		}
-		dec := json.NewDecoder(bytes.NewReader([]byte(line)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&raw); err != nil {
+		if err := decodeLine(line, &raw); err != nil {
 			return nil, fmt.Errorf("%s: %w (%s)", pos, err, want)
-		}
-		if dec.More() {
-			return nil, fmt.Errorf("%s: more than one JSON value on the line: one label per line", pos)
 		}
 		var missing []string
 		for _, f := range []struct {

@@ -26,6 +26,17 @@ func (t *textTable) column(name string, num bool) {
 	t.Num = append(t.Num, num)
 }
 
+// newTable starts a table of the runs: a Run column when there are several, then the text
+// column named first.
+func newTable(runs []Run, first string) textTable {
+	var t textTable
+	if len(runs) > 1 {
+		t.column("Run", false)
+	}
+	t.column(first, false)
+	return t
+}
+
 // markdown is the table as Markdown with its columns padded to one width: a person can paste
 // it into a note, and it reads in a terminal. Cells are escaped with md.
 func (t textTable) markdown() string {
@@ -124,25 +135,24 @@ func placementsIn(runs []Run) []string {
 	return out
 }
 
-func placementTier(p bench.PlacementScore, tier string) (bench.PlacementTier, bool) {
-	for _, t := range p.Tiers {
-		if t.Tier == tier {
-			return t, true
-		}
+// find is the first of xs that is, and whether there is one.
+func find[T any](xs []T, is func(T) bool) (T, bool) {
+	if i := slices.IndexFunc(xs, is); i >= 0 {
+		return xs[i], true
 	}
-	return bench.PlacementTier{}, false
+	var zero T
+	return zero, false
+}
+
+func placementTier(p bench.PlacementScore, tier string) (bench.PlacementTier, bool) {
+	return find(p.Tiers, func(t bench.PlacementTier) bool { return t.Tier == tier })
 }
 
 func labelsOf(l *bench.LabelScore, placement string) (bench.LabelPlacement, bool) {
 	if l == nil {
 		return bench.LabelPlacement{}, false
 	}
-	for _, p := range l.Placements {
-		if p.Placement == placement {
-			return p, true
-		}
-	}
-	return bench.LabelPlacement{}, false
+	return find(l.Placements, func(p bench.LabelPlacement) bool { return p.Placement == placement })
 }
 
 // ciCell is "0.62 [0.48–0.75]", without the interval when the score has none.
@@ -173,11 +183,7 @@ func shareCell(sh bench.Share) string {
 // its interval), precision and the share of PRs with a truth item caught at the headline
 // tiers, and, for runs scored with --labels, the judges' figures.
 func headlineTable(runs []Run) textTable {
-	var t textTable
-	if len(runs) > 1 {
-		t.column("Run", false)
-	}
-	t.column("Placement", false)
+	t := newTable(runs, "Placement")
 	t.column("Findings/PR", true)
 	ts := headlineTiers(runs)
 	for _, tier := range ts {
@@ -254,11 +260,7 @@ func reviewerNote(runs []Run) string {
 
 // reviewerTable has a row per reviewer (and run): each cell "up front / all shown".
 func reviewerTable(runs []Run) textTable {
-	var t textTable
-	if len(runs) > 1 {
-		t.column("Run", false)
-	}
-	t.column("Reviewer", false)
+	t := newTable(runs, "Reviewer")
 	t.column("Findings", true)
 	ts := headlineTiers(runs)
 	for _, tier := range ts {
@@ -313,24 +315,14 @@ func reviewerTable(runs []Run) textTable {
 }
 
 func tierIn(ts []bench.TierScore, tier string) (bench.TierScore, bool) {
-	for _, t := range ts {
-		if t.Tier == tier {
-			return t, true
-		}
-	}
-	return bench.TierScore{}, false
+	return find(ts, func(t bench.TierScore) bool { return t.Tier == tier })
 }
 
 func reviewerLabels(l *bench.LabelScore, name string) (bench.ReviewerLabels, bool) {
 	if l == nil {
 		return bench.ReviewerLabels{}, false
 	}
-	for _, r := range l.ByReviewer {
-		if r.Reviewer == name {
-			return r, true
-		}
-	}
-	return bench.ReviewerLabels{}, false
+	return find(l.ByReviewer, func(r bench.ReviewerLabels) bool { return r.Reviewer == name })
 }
 
 // costPartNames are the cost parts as people read them.
@@ -346,11 +338,7 @@ var costPartNames = map[string]string{
 // of a cent: a review costs cents), the total and the share. A score made before the split
 // has no rows.
 func costTable(runs []Run) textTable {
-	var t textTable
-	if len(runs) > 1 {
-		t.column("Run", false)
-	}
-	t.column("Part", false)
+	t := newTable(runs, "Part")
 	t.column("Per PR", true)
 	t.column("Total", true)
 	t.column("Share", true)
