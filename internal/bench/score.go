@@ -376,7 +376,7 @@ func ScoreRun(in ScoreInput, opts ScoreOptions, v *Verdicts) Score {
 	sc.Cost = spreadOf(costs)
 	sc.Time = spreadOf(walls)
 	for i, part := range CostParts {
-		sc.CostByPart = append(sc.CostByPart, CostPart{Part: part, Total: parts[i], Mean: perPRf(parts[i], len(samples)),
+		sc.CostByPart = append(sc.CostByPart, CostPart{Part: part, Total: parts[i], Mean: ratioOf(parts[i], float64(len(samples))),
 			Share: ratioOf(parts[i], sc.Cost.Total)})
 	}
 	if v != nil {
@@ -450,14 +450,7 @@ func costParts(rep report.Report, total float64) []float64 {
 }
 
 // perPR is n per sample of samples; 0 with no samples.
-func perPR(n, samples int) float64 { return perPRf(float64(n), samples) }
-
-func perPRf(x float64, samples int) float64 {
-	if samples == 0 {
-		return 0
-	}
-	return x / float64(samples)
-}
+func perPR(n, samples int) float64 { return ratioOf(float64(n), float64(samples)) }
 
 // ratioOf is x/total, 0 when total is 0.
 func ratioOf(x, total float64) float64 {
