@@ -251,14 +251,13 @@ func newPlacementBreakdown(views []runView, runs []Run, all []string, def string
 			row := bdRow{tiered: tieredOf([]string{t}, def), Group: placementName(place), Tier: t}
 			for i, r := range runs {
 				cell := bdCell{}
-				for _, ps := range placementsOf(r.Score) {
-					if pt, ok := placementTier(ps, t); ok && ps.Placement == place {
-						sub := "P " + num(pt.Micro.Precision)
-						if pt.PRsCaught.Of > 0 {
-							sub += fmt.Sprintf(" · PRs %d/%d", pt.PRsCaught.N, pt.PRsCaught.Of)
-						}
-						cell = meterCell(views[i].Class, pt.Micro.Recall, num(pt.Micro.Recall), sub)
+				ps, _ := placementIn(r.Score, place)
+				if pt, ok := placementTier(ps, t); ok {
+					sub := "P " + num(pt.Micro.Precision)
+					if pt.PRsCaught.Of > 0 {
+						sub += fmt.Sprintf(" · PRs %d/%d", pt.PRsCaught.N, pt.PRsCaught.Of)
 					}
+					cell = meterCell(views[i].Class, pt.Micro.Recall, num(pt.Micro.Recall), sub)
 				}
 				row.Cells = append(row.Cells, cell)
 			}

@@ -148,19 +148,19 @@ func (p *mdPrinter) byPlacement() {
 // placementCell is "R 0.25 [0.10–0.40] · P 0.50 [0.20–0.80] · PRs 1/3"; "–" when the score
 // has no such placement or tier.
 func placementCell(s bench.Score, place, tier string) string {
-	for _, ps := range placementsOf(s) {
-		if ps.Placement != place {
-			continue
-		}
-		if pt, ok := placementTier(ps, tier); ok {
-			cell := fmt.Sprintf("R %s · P %s", ciCell(s, pt.Micro.Recall, pt.Micro.RecallCI), ciCell(s, pt.Micro.Precision, pt.Micro.PrecisionCI))
-			if pt.PRsCaught.Of > 0 {
-				cell += fmt.Sprintf(" · PRs %d/%d", pt.PRsCaught.N, pt.PRsCaught.Of)
-			}
-			return cell
-		}
+	ps, ok := placementIn(s, place)
+	if !ok {
+		return "–"
 	}
-	return "–"
+	pt, ok := placementTier(ps, tier)
+	if !ok {
+		return "–"
+	}
+	cell := fmt.Sprintf("R %s · P %s", ciCell(s, pt.Micro.Recall, pt.Micro.RecallCI), ciCell(s, pt.Micro.Precision, pt.Micro.PrecisionCI))
+	if pt.PRsCaught.Of > 0 {
+		cell += fmt.Sprintf(" · PRs %d/%d", pt.PRsCaught.N, pt.PRsCaught.Of)
+	}
+	return cell
 }
 
 func (p *mdPrinter) breakdown(bd breakdown) {

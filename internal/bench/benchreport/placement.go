@@ -144,6 +144,11 @@ func find[T any](xs []T, is func(T) bool) (T, bool) {
 	return zero, false
 }
 
+// placementIn is a score's placement of that name.
+func placementIn(s bench.Score, place string) (bench.PlacementScore, bool) {
+	return find(placementsOf(s), func(p bench.PlacementScore) bool { return p.Placement == place })
+}
+
 func placementTier(p bench.PlacementScore, tier string) (bench.PlacementTier, bool) {
 	return find(p.Tiers, func(t bench.PlacementTier) bool { return t.Tier == tier })
 }
