@@ -330,6 +330,15 @@ func reviewerLabels(l *bench.LabelScore, name string) (bench.ReviewerLabels, boo
 	return find(l.ByReviewer, func(r bench.ReviewerLabels) bool { return r.Reviewer == name })
 }
 
+// cents is an amount in US dollars to a hundredth of a cent below a dollar: a review costs
+// cents, and parts rounded to the cent would not add up.
+func cents(v float64) string {
+	if v < 1 && v > -1 {
+		return fmt.Sprintf("$%.4f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
 // costPartNames are the cost parts as people read them.
 var costPartNames = map[string]string{
 	bench.CostReviewers:   "reviewers",
@@ -339,9 +348,8 @@ var costPartNames = map[string]string{
 	bench.CostUnsplit:     "unsplit (no breakdown in the review)",
 }
 
-// costTable has a row per run and part that cost anything: the mean per PR (to a hundredth
-// of a cent: a review costs cents), the total and the share. A score made before the split
-// has no rows.
+// costTable has a row per run and part that cost anything: the mean per PR, the total and the
+// share. A score made before the split has no rows.
 func costTable(runs []Run) textTable {
 	t := newTable(runs, "Part")
 	t.column("Per PR", true)
@@ -360,7 +368,7 @@ func costTable(runs []Run) textTable {
 			if len(runs) > 1 {
 				row = append(row, r.Name)
 			}
-			t.Rows = append(t.Rows, append(row, name, fmt.Sprintf("$%.4f", c.Mean), usd(c.Total), pct(c.Share)))
+			t.Rows = append(t.Rows, append(row, name, cents(c.Mean), cents(c.Total), pct(c.Share)))
 		}
 	}
 	return t
