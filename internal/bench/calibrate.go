@@ -1,10 +1,10 @@
 package bench
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"strings"
 
@@ -25,30 +25,49 @@ type Label struct {
 	Pos     string `json:"-"` // "file:line", for errors
 }
 
+// jsonLines yields the position ("source:line") and the text of each non-blank line of a JSON
+// Lines file.
+func jsonLines(source string, data []byte) iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) {
+		for i, line := range strings.Split(string(data), "\n") {
+			if line = strings.TrimSpace(line); line == "" {
+				continue
+			}
+			if !yield(fmt.Sprintf("%s:%d", source, i+1), line) {
+				return
+			}
+		}
+	}
+}
+
+// decodeLine decodes one line of a JSON Lines file into v, strictly: an unknown field or a
+// second value on the line is an error.
+func decodeLine(line string, v any) error {
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("more than one JSON value on the line: one object per line")
+	}
+	return nil
+}
+
 // ParseLabels reads a labels file: one JSON object per line, {"sample", "truth", "finding",
 // "same"}; blank lines are skipped. An error names source:line and what is wrong.
 func ParseLabels(source string, data []byte) ([]Label, error) {
 	var out []Label
 	seen := map[PairKey]string{}
-	for i, line := range strings.Split(string(data), "\n") {
-		pos := fmt.Sprintf("%s:%d", source, i+1)
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
+	for pos, line := range jsonLines(source, data) {
 		var raw struct {
 			Sample  *string `json:"sample"`
 			Truth   *string `json:"truth"`
 			Finding *string `json:"finding"`
 			Same    *bool   `json:"same"`
 		}
-		dec := json.NewDecoder(bytes.NewReader([]byte(line)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&raw); err != nil {
+		if err := decodeLine(line, &raw); err != nil {
 			return nil, fmt.Errorf("%s: %w (want {\"sample\":\"<id>\",\"truth\":\"<id>\",\"finding\":\"<id>\",\"same\":true|false})", pos, err)
-		}
-		if dec.More() {
-			return nil, fmt.Errorf("%s: more than one JSON value on the line: one label per line", pos)
 		}
 		var missing []string
 		for _, f := range []struct {

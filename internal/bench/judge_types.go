@@ -1,7 +1,8 @@
 package bench
 
 // Prediction is one council finding as scoring sees it: a finding of the review JSON that was
-// shown to the user (reported or an other note; filtered ones are not predictions).
+// shown to the user (reported, an other note or a minor note; filtered ones are not
+// predictions).
 type Prediction struct {
 	ID        string   `json:"id"`
 	Reviewers []string `json:"reviewers"` // the first owns it
@@ -14,6 +15,7 @@ type Prediction struct {
 	Title     string   `json:"title"`
 	Body      string   `json:"body"`
 	Quote     string   `json:"quote,omitempty"`
+	Placement string   `json:"placement"` // PlacementUpFront or PlacementCollapsed
 }
 
 // PairKey names a (truth item, finding) pair of a sample.

@@ -75,15 +75,80 @@ type Score struct {
 	ByReviewer  []ReviewerScore   `json:"by_reviewer"`
 	// Redundancy is the share of findings that repeat another finding of the same sample
 	// (same file, within the line window, similar text); FindingsPerPR is their mean count.
-	Redundancy    float64       `json:"redundancy"`
-	Duplicates    int           `json:"duplicates"`
-	FindingsPerPR float64       `json:"findings_per_pr"`
-	Cost          Spread        `json:"cost_usd"`     // per PR, from the run's ledger
-	Time          Spread        `json:"wall_seconds"` // per PR
-	Judge         *JudgeSummary `json:"judge,omitempty"`
+	Redundancy    float64 `json:"redundancy"`
+	Duplicates    int     `json:"duplicates"`
+	FindingsPerPR float64 `json:"findings_per_pr"`
+	Cost          Spread  `json:"cost_usd"`     // per PR, from the run's ledger
+	Time          Spread  `json:"wall_seconds"` // per PR
+	// CostByPart splits Cost by where it went, in the order of CostParts.
+	CostByPart []CostPart    `json:"cost_usd_by_part"`
+	Judge      *JudgeSummary `json:"judge,omitempty"`
+	// Placements score the findings by where the review showed them: up front, collapsed, and
+	// all shown (Tiers' figures, with the share of PRs caught), in that order.
+	Placements []PlacementScore `json:"placements"`
 	// Acceptance is what people did with council's posted comments (--signals); nil without.
-	Acceptance *Acceptance   `json:"acceptance,omitempty"`
-	PerSample  []SampleScore `json:"per_sample"`
+	Acceptance *Acceptance `json:"acceptance,omitempty"`
+	// Labels are the blind judges' labels of the shown findings (--labels); nil without.
+	Labels    *LabelScore   `json:"labels,omitempty"`
+	PerSample []SampleScore `json:"per_sample"`
+}
+
+// Placements of a shown finding: where the review put it. A reader is asked to look at the
+// findings up front; the minor ones are one collapsed list they may open.
+const (
+	PlacementUpFront   = "up_front"  // status reported (inline) or other_note (in the review body)
+	PlacementCollapsed = "collapsed" // status minor: the validator's collapsed list of minor notes
+	PlacementAllShown  = "all_shown" // both: every prediction
+)
+
+// Placements lists the placements in the order score.json and every output give them.
+var Placements = []string{PlacementUpFront, PlacementCollapsed, PlacementAllShown}
+
+// PlacementScore is the score of the findings of one placement, matched alone against the
+// truth: the same one-to-one assignment as Tiers, with only those findings as predictions.
+type PlacementScore struct {
+	Placement     string          `json:"placement"`
+	Findings      int             `json:"findings"`
+	FindingsPerPR float64         `json:"findings_per_pr"`
+	Tiers         []PlacementTier `json:"tiers"` // micro only: Macro is left zero
+}
+
+// PlacementTier is one tier of a placement: its precision and recall, and how many pull
+// requests had at least one of their truth items caught.
+type PlacementTier struct {
+	TierScore
+	// PRsCaught counts the samples with at least one truth item matched, of the samples that
+	// have truth items.
+	PRsCaught Share `json:"prs_caught"`
+}
+
+// Share is N of Of, and their ratio (0 when Of is 0).
+type Share struct {
+	N     int     `json:"n"`
+	Of    int     `json:"of"`
+	Share float64 `json:"share"`
+}
+
+func shareOf(n, of int) Share { return Share{N: n, Of: of, Share: safeRatio(n, of)} }
+
+// Cost parts: where a review's cost went, from its usage.
+const (
+	CostReviewers   = "reviewers"    // every lens and persona's requests
+	CostValidator   = "validator"    // the validator's checks
+	CostCacheWarmup = "cache_warmup" // requests that only write the prompt cache for the reviewers
+	CostOther       = "other"        // the rest of the review's cost: what its usage holds beyond the parts above
+	CostUnsplit     = "unsplit"      // the cost of reviews whose usage has no breakdown
+)
+
+// CostParts lists the parts in the order of Score.CostByPart.
+var CostParts = []string{CostReviewers, CostValidator, CostCacheWarmup, CostOther, CostUnsplit}
+
+// CostPart is what one part of the reviews cost, over the scored samples.
+type CostPart struct {
+	Part  string  `json:"part"`
+	Total float64 `json:"total"`
+	Mean  float64 `json:"mean"`  // per PR scored
+	Share float64 `json:"share"` // of the total cost (Score.Cost.Total); 0 when that is 0
 }
 
 // ScoreOptions are the knobs the score was computed with, so that it can be reproduced.
@@ -131,6 +196,9 @@ type ReviewerScore struct {
 	Kind     string      `json:"kind"` // lens, persona, rules
 	Findings int         `json:"findings"`
 	Tiers    []TierScore `json:"tiers"` // micro only: Macro is left zero
+	// UpFrontFindings and UpFrontTiers are the same for its findings shown up front only.
+	UpFrontFindings int         `json:"up_front_findings"`
+	UpFrontTiers    []TierScore `json:"up_front_tiers"`
 }
 
 // Spread summarises a per-PR quantity.
@@ -194,6 +262,7 @@ type FindingOutcome struct {
 	Category  string            `json:"category"`
 	Title     string            `json:"title"`
 	Body      string            `json:"body"`
+	Placement string            `json:"placement"`           // up_front or collapsed
 	Duplicate bool              `json:"duplicate,omitempty"` // repeats an earlier finding of the sample
 	Verdict   string            `json:"verdict,omitempty"`   // the judge's, when unmatched: plausible or fabricated
 	Matches   map[string]string `json:"matches"`             // tier -> truth id

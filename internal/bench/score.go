@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
@@ -25,8 +26,9 @@ func DefaultScoreOptions() ScoreOptions {
 	return ScoreOptions{LineWindow: d.LineWindow, Threshold: d.SimilarityThreshold, Bootstrap: 1000, Seed: 1}
 }
 
-// Predictions are the findings of a review that scoring counts: those shown to the user,
-// reported inline or as other notes; filtered findings are not predictions.
+// Predictions are the findings of a review that scoring counts: those shown to the user, up
+// front (reported inline or as other notes) or collapsed (minor notes); filtered findings are
+// not predictions.
 func Predictions(rep report.Report) []Prediction {
 	var out []Prediction
 	for _, f := range rep.Findings {
@@ -36,10 +38,20 @@ func Predictions(rep report.Report) []Prediction {
 		out = append(out, Prediction{
 			ID: f.ID, Reviewers: slices.Clone(f.Lenses), Path: f.Path, Line: f.Line, StartLine: f.StartLine,
 			Side: string(f.Side), Severity: string(f.Severity), Category: f.Category,
-			Title: f.Title, Body: f.Body, Quote: f.Quote,
+			Title: f.Title, Body: f.Body, Quote: f.Quote, Placement: placementOf(f.Status),
 		})
 	}
 	return out
+}
+
+// placementOf is where a review shows a finding of status s: minor notes are collapsed, and
+// every other shown finding is up front, whatever put it there (a finding a learning asked
+// for is reported or an other note like any other).
+func placementOf(s finding.Status) string {
+	if s == finding.Minor {
+		return PlacementCollapsed
+	}
+	return PlacementUpFront
 }
 
 // scoredItem is a sample that has a review, with what the run says it cost.
@@ -182,17 +194,30 @@ func ScoreRun(in ScoreInput, opts ScoreOptions, v *Verdicts) Score {
 		ByReviewer: []ReviewerScore{}, PerSample: []SampleScore{},
 	}
 	reviewers, kinds := reviewersOf(items, samples)
-	tallies := make([][]tierTally, len(tiers))        // [tier][sample]
-	rtallies := make([][][]tierTally, len(reviewers)) // [reviewer][tier][sample]
-	rfindings := make([]int, len(reviewers))          // findings per reviewer
-	groups := make([]map[string]map[string]*Rate, 3)  // kind, addressed, author -> tier -> group
+	// Tallies per placement (Placements' order), tier and sample; all shown is the headline.
+	ptallies := make([][][]tierTally, len(Placements))
+	pfindings := make([]int, len(Placements))
+	for p := range ptallies {
+		ptallies[p] = make([][]tierTally, len(tiers))
+	}
+	all := len(Placements) - 1
+	tallies := ptallies[all]
+	// Per reviewer: its findings in all and up front, tallied per tier and sample.
+	type reviewerTallies struct {
+		findings, upFront int
+		all, up           [][]tierTally
+	}
+	rtallies := make([]reviewerTallies, len(reviewers))
+	groups := make([]map[string]map[string]*Rate, 3) // kind, addressed, author -> tier -> group
 	for g := range groups {
 		groups[g] = map[string]map[string]*Rate{}
 	}
 	for r := range rtallies {
-		rtallies[r] = make([][]tierTally, len(tiers))
+		rtallies[r].all = make([][]tierTally, len(tiers))
+		rtallies[r].up = make([][]tierTally, len(tiers))
 	}
 	var costs, walls []float64
+	parts := make([]float64, len(CostParts))
 
 	for si := range samples {
 		s := &samples[si]
@@ -203,6 +228,9 @@ func ScoreRun(in ScoreInput, opts ScoreOptions, v *Verdicts) Score {
 		}
 		costs = append(costs, it.cost)
 		walls = append(walls, it.wall)
+		for i, c := range costParts(it.rep, it.cost) {
+			parts[i] += c
+		}
 		for t, tr := range s.truth {
 			ss.Truth[s.tOrig[t]] = TruthOutcome{
 				ID: tr.ID, Author: tr.Author, Path: tr.Path, Line: tr.Line, StartLine: tr.StartLine,
@@ -213,7 +241,7 @@ func ScoreRun(in ScoreInput, opts ScoreOptions, v *Verdicts) Score {
 		for f, p := range s.preds {
 			ss.Findings[s.pOrig[f]] = FindingOutcome{
 				ID: p.ID, Reviewers: p.Reviewers, Path: p.Path, Line: p.Line, StartLine: p.StartLine,
-				Severity: p.Severity, Category: p.Category, Title: p.Title, Body: p.Body,
+				Severity: p.Severity, Category: p.Category, Title: p.Title, Body: p.Body, Placement: p.Placement,
 				Duplicate: dup[f], Matches: map[string]string{},
 			}
 			if dup[f] {
@@ -241,24 +269,23 @@ func ScoreRun(in ScoreInput, opts ScoreOptions, v *Verdicts) Score {
 				labelUnmatched(&ss, v.Plausible)
 			}
 		}
-		for r, name := range reviewers {
-			var rc []int
-			for f, p := range s.preds {
-				if slices.Contains(p.Reviewers, name) {
-					rc = append(rc, f)
-				}
-			}
-			rfindings[r] += len(rc)
+		pfindings[all] += len(s.preds)
+		for p, place := range Placements[:all] {
+			pc := s.columnsWhere(func(pr Prediction) bool { return pr.Placement == place })
+			pfindings[p] += len(pc)
 			for ti, tier := range tiers {
-				tl := tierTally{truth: len(s.truth), findings: len(rc)}
-				if len(rc) > 0 {
-					for _, f := range m.assignTier(s, tier, rc) {
-						if f >= 0 {
-							tl.tp++
-						}
-					}
-				}
-				rtallies[r][ti] = append(rtallies[r][ti], tl)
+				ptallies[p][ti] = append(ptallies[p][ti], m.tally(s, tier, pc))
+			}
+		}
+		for r, name := range reviewers {
+			rc := s.columnsWhere(func(p Prediction) bool { return slices.Contains(p.Reviewers, name) })
+			up := s.columnsWhere(func(p Prediction) bool { return p.Placement == PlacementUpFront && slices.Contains(p.Reviewers, name) })
+			rt := &rtallies[r]
+			rt.findings += len(rc)
+			rt.upFront += len(up)
+			for ti, tier := range tiers {
+				rt.all[ti] = append(rt.all[ti], m.tally(s, tier, rc))
+				rt.up[ti] = append(rt.up[ti], m.tally(s, tier, up))
 			}
 		}
 		sc.TruthItems += len(s.truth)
@@ -267,8 +294,9 @@ func ScoreRun(in ScoreInput, opts ScoreOptions, v *Verdicts) Score {
 	}
 
 	// One bootstrap for every statistic, so that all intervals come from the same resamples.
+	// The all-shown placement is the headline's own tallies: it takes the headline's intervals.
 	const perTier = 6
-	k := len(tiers)*perTier + len(reviewers)*len(tiers)*3
+	k := len(tiers)*perTier + (len(reviewers)*2+all)*len(tiers)*3
 	cis := bootstrapCIs(len(samples), opts.Bootstrap, opts.Seed, k, func(idx []int, out []float64) {
 		o := 0
 		for ti := range tiers {
@@ -278,13 +306,33 @@ func ScoreRun(in ScoreInput, opts ScoreOptions, v *Verdicts) Score {
 		}
 		for r := range reviewers {
 			for ti := range tiers {
-				out[o], out[o+1], out[o+2] = microMetrics(rtallies[r][ti], idx)
+				out[o], out[o+1], out[o+2] = microMetrics(rtallies[r].all[ti], idx)
+				o += 3
+			}
+		}
+		for p := range all {
+			for ti := range tiers {
+				out[o], out[o+1], out[o+2] = microMetrics(ptallies[p][ti], idx)
+				o += 3
+			}
+		}
+		for r := range reviewers {
+			for ti := range tiers {
+				out[o], out[o+1], out[o+2] = microMetrics(rtallies[r].up[ti], idx)
 				o += 3
 			}
 		}
 	})
 
 	o := 0
+	// microScore is a tier of tallies ts, micro only, with the next three intervals.
+	microScore := func(tier string, ts []tierTally) TierScore {
+		out := tierScore(tier, m, ts)
+		out.Macro = Metrics{}
+		out.Micro.PrecisionCI, out.Micro.RecallCI, out.Micro.F1CI = cis[o], cis[o+1], cis[o+2]
+		o += 3
+		return out
+	}
 	for ti, tier := range tiers {
 		ts := tierScore(tier, m, tallies[ti])
 		ts.Micro.PrecisionCI, ts.Micro.RecallCI, ts.Micro.F1CI = cis[o], cis[o+1], cis[o+2]
@@ -293,15 +341,30 @@ func ScoreRun(in ScoreInput, opts ScoreOptions, v *Verdicts) Score {
 		sc.Tiers = append(sc.Tiers, ts)
 	}
 	for r, name := range reviewers {
-		rs := ReviewerScore{Reviewer: name, Kind: kinds[name], Findings: rfindings[r]}
+		rs := ReviewerScore{Reviewer: name, Kind: kinds[name], Findings: rtallies[r].findings, UpFrontFindings: rtallies[r].upFront}
 		for ti, tier := range tiers {
-			ts := tierScore(tier, m, rtallies[r][ti])
-			ts.Macro = Metrics{}
-			ts.Micro.PrecisionCI, ts.Micro.RecallCI, ts.Micro.F1CI = cis[o], cis[o+1], cis[o+2]
-			o += 3
-			rs.Tiers = append(rs.Tiers, ts)
+			rs.Tiers = append(rs.Tiers, microScore(tier, rtallies[r].all[ti]))
 		}
 		sc.ByReviewer = append(sc.ByReviewer, rs)
+	}
+	for p, place := range Placements {
+		ps := PlacementScore{Placement: place, Findings: pfindings[p], FindingsPerPR: perPR(pfindings[p], len(samples))}
+		for ti, tier := range tiers {
+			var ts TierScore
+			if p == all {
+				ts = sc.Tiers[ti]
+				ts.Macro = Metrics{}
+			} else {
+				ts = microScore(tier, ptallies[p][ti])
+			}
+			ps.Tiers = append(ps.Tiers, PlacementTier{TierScore: ts, PRsCaught: prsCaught(ptallies[p][ti])})
+		}
+		sc.Placements = append(sc.Placements, ps)
+	}
+	for r := range sc.ByReviewer {
+		for ti, tier := range tiers {
+			sc.ByReviewer[r].UpFrontTiers = append(sc.ByReviewer[r].UpFrontTiers, microScore(tier, rtallies[r].up[ti]))
+		}
 	}
 	for _, tier := range tiers {
 		sc.ByKind[tier] = ratesOf(groups[0][tier], nil)
@@ -309,16 +372,92 @@ func ScoreRun(in ScoreInput, opts ScoreOptions, v *Verdicts) Score {
 		sc.ByAuthor[tier] = ratesOf(groups[2][tier], nil)
 	}
 	sc.Redundancy = safeRatio(sc.Duplicates, sc.Findings)
-	if len(samples) > 0 {
-		sc.FindingsPerPR = float64(sc.Findings) / float64(len(samples))
-	}
+	sc.FindingsPerPR = perPR(sc.Findings, len(samples))
 	sc.Cost = spreadOf(costs)
 	sc.Time = spreadOf(walls)
+	for i, part := range CostParts {
+		sc.CostByPart = append(sc.CostByPart, CostPart{Part: part, Total: parts[i], Mean: ratioOf(parts[i], float64(len(samples))),
+			Share: ratioOf(parts[i], sc.Cost.Total)})
+	}
 	if v != nil {
 		summary := v.Summary
 		sc.Judge = &summary
 	}
 	return sc
+}
+
+// tally matches the findings cols (canonical indices) of s alone against its truth at tier.
+func (m tierMatcher) tally(s *scoredSample, tier string, cols []int) tierTally {
+	tl := tierTally{truth: len(s.truth), findings: len(cols)}
+	if len(cols) == 0 {
+		return tl
+	}
+	for _, f := range m.assignTier(s, tier, cols) {
+		if f >= 0 {
+			tl.tp++
+		}
+	}
+	return tl
+}
+
+// columnsWhere are the canonical indices of the findings of s that keep says to keep.
+func (s *scoredSample) columnsWhere(keep func(Prediction) bool) []int {
+	var cols []int
+	for f, p := range s.preds {
+		if keep(p) {
+			cols = append(cols, f)
+		}
+	}
+	return cols
+}
+
+// prsCaught counts the samples with truth whose truth the tallies matched at least once.
+func prsCaught(ts []tierTally) Share {
+	var caught, with int
+	for _, t := range ts {
+		if t.truth > 0 {
+			with++
+			if t.tp > 0 {
+				caught++
+			}
+		}
+	}
+	return shareOf(caught, with)
+}
+
+// costEpsilon is a cost too small to be more than the rounding of a sum of costs.
+const costEpsilon = 1e-9
+
+// costParts splits a review's cost (total, the run's ledger for the sample) by where it went,
+// in the order of CostParts, from the review's usage: the reviewers', the validator's and the
+// cache warm-up's, and whatever else the total holds. A review whose usage has no breakdown
+// (an older council's, or one made by hand) is unsplit.
+func costParts(rep report.Report, total float64) []float64 {
+	var reviewers float64
+	for _, r := range rep.Reviewers {
+		reviewers += r.Usage.CostUSD
+	}
+	validator, warmup := rep.Validation.Usage.CostUSD, rep.Usage.CacheWarmup.CostUSD
+	known := reviewers + validator + warmup
+	if known == 0 {
+		return []float64{0, 0, 0, 0, total}
+	}
+	other := total - known
+	if math.Abs(other) <= costEpsilon {
+		other = 0
+	}
+	return []float64{reviewers, validator, warmup, other, 0}
+}
+
+// perPR is n per sample of samples; 0 with no samples.
+func perPR(n, samples int) float64 { return ratioOf(float64(n), float64(samples)) }
+
+// ratioOf is x/total, 0 when total is 0.
+func ratioOf(x, total float64) float64 {
+	if total == 0 {
+		return 0
+	}
+	return x / total
 }
 
 // TierDescription says what a tier counts as a hit, with the knobs it was computed with.

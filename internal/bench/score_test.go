@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/council-dev/council/internal/finding"
+	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/report"
 )
 
@@ -514,11 +515,13 @@ func TestPredictions(t *testing.T) {
 			Severity: finding.High, Category: "security", Title: "T", Body: "B", Quote: "Q", Status: finding.Reported},
 		{ID: "f2", Path: "b.go", Status: finding.Filtered, FilterReason: "below the floor"},
 		{ID: "f3", Lenses: []string{"x"}, Path: "c.go", Side: finding.Right, Status: finding.OtherNote},
+		{ID: "f4", Lenses: []string{"x"}, Path: "d.go", Side: finding.Right, Status: finding.Minor},
 	}}
 	want := []Prediction{
 		{ID: "f1", Reviewers: []string{"security", "correctness"}, Path: "a.go", Line: 9, StartLine: 7, Side: "LEFT",
-			Severity: "high", Category: "security", Title: "T", Body: "B", Quote: "Q"},
-		{ID: "f3", Reviewers: []string{"x"}, Path: "c.go", Side: "RIGHT"},
+			Severity: "high", Category: "security", Title: "T", Body: "B", Quote: "Q", Placement: PlacementUpFront},
+		{ID: "f3", Reviewers: []string{"x"}, Path: "c.go", Side: "RIGHT", Placement: PlacementUpFront},
+		{ID: "f4", Reviewers: []string{"x"}, Path: "d.go", Side: "RIGHT", Placement: PlacementCollapsed},
 	}
 	if d := cmp.Diff(want, Predictions(rep)); d != "" {
 		t.Errorf("predictions (-want +got):\n%s", d)
@@ -541,5 +544,153 @@ func TestScoreJudgeErrorFallsBackToL2(t *testing.T) {
 	v.Same[PairKey{"s0", "t1", "f1"}] = false
 	if l3 := countsOf(ScoreRun(in, noCI(), v))[3]; l3.TP != 0 {
 		t.Errorf("L3 %+v: the judge's no must win over L2", l3)
+	}
+}
+
+// placementRun: s0's t1 is raised up front (f1) and again, a line off, in the minor notes
+// (f2), whose f3 also raises t2; s1's only truth item is raised by a minor note (f4); s2's
+// finding (f5, up front) is in another file than its truth item.
+func placementRun() ScoreInput {
+	minor := func(f finding.Finding, lens string) finding.Finding {
+		f.Status, f.Lenses = finding.Minor, []string{lens}
+		return f
+	}
+	return runOf(
+		pr{
+			truth: []Truth{truthAt("t1", "a.go", 10, nilBody), truthAt("t2", "b.go", 5, lockBody)},
+			findings: []finding.Finding{
+				findingAt("f1", "a.go", 10, nilTitle, nilBody2),
+				minor(findingAt("f2", "a.go", 11, nilTitle, nilBody2), "security"),
+				minor(findingAt("f3", "b.go", 5, lockTitle, lockBody), "correctness"),
+			},
+		},
+		pr{truth: []Truth{truthAt("t3", "c.go", 1, lockBody)}, findings: []finding.Finding{minor(findingAt("f4", "c.go", 1, lockTitle, lockBody), "security")}},
+		pr{truth: []Truth{truthAt("t4", "d.go", 1, nilBody)}, findings: []finding.Finding{findingAt("f5", "e.go", 1, nilTitle, nilBody)}},
+	)
+}
+
+// TestScorePlacements: each placement's findings are matched alone. Up front, only f1 is a
+// prediction; collapsed, f2 is free to match t1 (in all shown f1, the closer, takes it), so a
+// split of the all-shown matching by placement would count 2 collapsed hits, not 3.
+func TestScorePlacements(t *testing.T) {
+	t.Parallel()
+	sc := ScoreRun(placementRun(), noCI(), nil)
+	type row struct {
+		Placement      string
+		Findings       int
+		PerPR          float64
+		TP, FP, FN     int
+		P, R           float64
+		Caught, OfPRs  int
+		CaughtShare    float64
+		MacroPrecision float64
+	}
+	var got []row
+	for _, p := range sc.Placements {
+		l1 := p.Tiers[1]
+		if l1.Tier != TierL1 {
+			t.Fatalf("%s: second tier is %s", p.Placement, l1.Tier)
+		}
+		got = append(got, row{p.Placement, p.Findings, p.FindingsPerPR, l1.TP, l1.FP, l1.FN, l1.Micro.Precision, l1.Micro.Recall,
+			l1.PRsCaught.N, l1.PRsCaught.Of, l1.PRsCaught.Share, l1.Macro.Precision})
+	}
+	want := []row{
+		{PlacementUpFront, 2, 2.0 / 3, 1, 1, 3, 0.5, 0.25, 1, 3, 1.0 / 3, 0},
+		{PlacementCollapsed, 3, 1, 3, 0, 1, 1, 0.75, 2, 3, 2.0 / 3, 0},
+		{PlacementAllShown, 5, 5.0 / 3, 3, 2, 1, 0.6, 0.75, 2, 3, 2.0 / 3, 0},
+	}
+	if d := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); d != "" {
+		t.Errorf("placements at L1 (-want +got):\n%s", d)
+	}
+	// All shown is the headline, tier for tier.
+	for i, ts := range sc.Tiers {
+		all := sc.Placements[2].Tiers[i].TierScore
+		ts.Macro = Metrics{}
+		if d := cmp.Diff(ts, all); d != "" {
+			t.Errorf("%s: all shown differs from the headline (-headline +all shown):\n%s", ts.Tier, d)
+		}
+	}
+	var places []string
+	for _, f := range sc.PerSample[0].Findings {
+		places = append(places, f.ID+":"+f.Placement)
+	}
+	if d := cmp.Diff([]string{"f1:up_front", "f2:collapsed", "f3:collapsed"}, places); d != "" {
+		t.Errorf("drill-down placements (-want +got):\n%s", d)
+	}
+	// Per reviewer, up front: correctness has f1 and f5 (f3 is minor), security nothing.
+	type rv struct {
+		Name                   string
+		Findings, UpFront, UTP int
+		UpFrontP               float64
+	}
+	var rvs []rv
+	for _, r := range sc.ByReviewer {
+		rvs = append(rvs, rv{r.Reviewer, r.Findings, r.UpFrontFindings, r.UpFrontTiers[1].TP, r.UpFrontTiers[1].Micro.Precision})
+	}
+	if d := cmp.Diff([]rv{{"correctness", 3, 2, 1, 0.5}, {"security", 2, 0, 0, 0}}, rvs); d != "" {
+		t.Errorf("reviewers (-want +got):\n%s", d)
+	}
+}
+
+// TestScorePlacementIntervals: every placement's intervals come from the bootstrap, and all
+// shown's are the headline's.
+func TestScorePlacementIntervals(t *testing.T) {
+	t.Parallel()
+	in := randomRun(rand.New(rand.NewPCG(5, 5)), 40)
+	for id, rep := range in.Reviews {
+		for i := range rep.Findings {
+			if i%2 == 1 {
+				rep.Findings[i].Status = finding.Minor
+			}
+		}
+		in.Reviews[id] = rep
+	}
+	opts := DefaultScoreOptions()
+	opts.Bootstrap = 200
+	sc := ScoreRun(in, opts, nil)
+	for _, p := range sc.Placements {
+		for i, ts := range p.Tiers {
+			m := ts.Micro
+			if m.RecallCI[0] > m.Recall || m.Recall > m.RecallCI[1] || m.RecallCI[0] == m.RecallCI[1] {
+				t.Errorf("%s %s: recall %v, interval %v: want a real interval around it", p.Placement, ts.Tier, m.Recall, m.RecallCI)
+			}
+			if p.Placement == PlacementAllShown && m != sc.Tiers[i].Micro {
+				t.Errorf("%s: all shown's micro %+v is not the headline's %+v", ts.Tier, m, sc.Tiers[i].Micro)
+			}
+		}
+	}
+}
+
+func TestScoreCostByPart(t *testing.T) {
+	t.Parallel()
+	in := runOf(pr{}, pr{}, pr{})
+	rv := func(costs ...float64) []report.Reviewer {
+		var out []report.Reviewer
+		for _, c := range costs {
+			out = append(out, report.Reviewer{Name: "r", Usage: provider.Usage{CostUSD: c}})
+		}
+		return out
+	}
+	// s0: reviewers, validator and warm-up make the whole cost; s1's total holds $0.10 more
+	// than its reviewers; s2's usage has no breakdown.
+	s0 := report.Report{Reviewers: rv(0.3, 0.2), Validation: report.Validation{Usage: provider.Usage{CostUSD: 0.1}}}
+	s0.Usage.CacheWarmup.CostUSD = 0.05
+	in.Reviews["s0"], in.Reviews["s1"], in.Reviews["s2"] = s0, report.Report{Reviewers: rv(0.4)}, report.Report{}
+	for i, c := range []float64{0.65, 0.5, 0.25} {
+		in.Run.Samples[i].CostUSD = c
+	}
+	sc := ScoreRun(in, noCI(), nil)
+	want := []CostPart{
+		{Part: CostReviewers, Total: 0.9, Mean: 0.3, Share: 0.9 / 1.4},
+		{Part: CostValidator, Total: 0.1, Mean: 0.1 / 3, Share: 0.1 / 1.4},
+		{Part: CostCacheWarmup, Total: 0.05, Mean: 0.05 / 3, Share: 0.05 / 1.4},
+		{Part: CostOther, Total: 0.1, Mean: 0.1 / 3, Share: 0.1 / 1.4},
+		{Part: CostUnsplit, Total: 0.25, Mean: 0.25 / 3, Share: 0.25 / 1.4},
+	}
+	if d := cmp.Diff(want, sc.CostByPart, cmpopts.EquateApprox(0, 1e-12)); d != "" {
+		t.Errorf("cost by part (-want +got):\n%s", d)
+	}
+	if sc.Cost.Total-1.4 > 1e-12 || 1.4-sc.Cost.Total > 1e-12 {
+		t.Errorf("cost total %v, want 1.4: the parts must add up to it", sc.Cost.Total)
 	}
 }

@@ -45,7 +45,10 @@ JSON Lines file, one labelled (human comment, finding) pair of the run per line:
 For every labelled pair, each tier's rule (L0 same file; L1 within the line window; L2 L1 and
 text similarity >= the threshold) is compared with the label: agreement and Cohen's kappa. Then
 L2's threshold is swept from 0.00 to 1.00 in steps of 0.01, and the middle of the first run of
-thresholds with the highest kappa is printed with the .council.yaml lines that set it.`,
+thresholds with the highest kappa is printed with the .council.yaml lines that set it.
+
+(council bench score --labels takes another file: blind judges' labels of single findings,
+valid, minor or wrong.)`,
 		Example: `  council bench calibrate runs/sonnet --truth bench/mine --labels labels.jsonl
   council bench calibrate runs/sonnet --truth bench/mine --labels labels.jsonl --format json`,
 		Args: cobra.ExactArgs(1),
@@ -65,7 +68,7 @@ thresholds with the highest kappa is printed with the .council.yaml lines that s
 	def := bench.DefaultScoreOptions()
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Truth, "truth", "", "the dataset `DIR` the run reviewed (required)")
-	fl.StringVar(&opts.Labels, "labels", "", "hand labels, a JSON Lines `FILE` (required)")
+	fl.StringVar(&opts.Labels, "labels", "", "hand-labelled pairs: a JSON Lines `FILE` of {sample, truth, finding, same} (required;\nnot bench score's --labels, which labels findings)")
 	fl.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(calibrateFormats, "|"))
 	fl.Float64Var(&opts.Threshold, "threshold", 0, fmt.Sprintf("L2's threshold to measure, 0..1 (default: config, else %.2f)", def.Threshold))
 	fl.IntVar(&opts.LineWindow, "line-window", 0, fmt.Sprintf("L1's largest line distance (default: config, else %d)", def.LineWindow))

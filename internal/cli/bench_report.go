@@ -34,9 +34,12 @@ func NewCmdBenchReport(f *Factory, runF func(context.Context, *BenchReportOption
 		Use:   "report RUN_DIR [RUN_DIR...]",
 		Short: "Compare scored runs side by side, as Markdown or a self-contained HTML page",
 		Long: `Read the score.json of each RUN_DIR (written by council bench score; a score.json path works
-too) and write one report over all of them, side by side: the headline precision, recall and F1
-per tier with confidence intervals, recall by kind, by addressed, by author and by reviewer, cost
-and time per PR, the judge, redundancy, and the samples not scored.
+too) and write one report over all of them, side by side: the headline table of the findings
+shown up front, the collapsed minor notes and all shown (recall, precision, PRs with a human
+comment caught and, for runs scored with --labels, the judges' figures), precision, recall and F1
+per tier with confidence intervals, every tier by placement, recall by kind, by addressed, by
+author and by reviewer (up front and in all), cost and time per PR with the cost by part, the
+judge, redundancy, and the samples not scored.
 
 The HTML page adds a precision-recall chart per run, a recall-by-kind chart, and every sample's
 human comments beside the finding each run matched to them, with a tier selector. It loads

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/council-dev/council/internal/bench"
+	"github.com/council-dev/council/internal/bench/benchreport"
 	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/learn"
 	"github.com/council-dev/council/internal/provider"
@@ -36,6 +38,7 @@ type BenchScoreOptions struct {
 	ConfigPath       string
 	ByAuthor         bool   // print recall per truth author
 	Signals          string // a signals JSONL file (council learn --signals-out): adds acceptance
+	Labels           string // blind judges' labels of the run's findings (JSON Lines): adds judged figures
 
 	thresholdSet bool       // --threshold was given (else the config's)
 	windowSet    bool       // --line-window was given
@@ -58,10 +61,25 @@ bootstrap confidence intervals at each tier:
   L2  L1, and text similarity >= --threshold
   L3  the judge said: the same issue (only with --judge)
 
-Findings that were filtered are not counted; samples the run did not finish are listed, not
-counted as misses. The score is written as JSON to --out (default RUN_DIR/score.json) and
-summed up on stdout. The threshold and window default to .council.yaml's bench section (see
-council bench calibrate to measure the threshold on hand labels).
+Every tier is scored three times: for the findings shown up front (inline comments and other
+notes: what a reader is asked to look at), for the collapsed list of minor notes, and for all
+shown (both), each placement's findings matched alone; with the share of PRs with at least one
+human comment caught. Findings that were filtered are not counted; samples the run did not
+finish are listed, not counted as misses. The score is written as JSON to --out (default
+RUN_DIR/score.json) and summed up on stdout, up front first, as a Markdown table to paste into
+a note, with the cost per PR split into reviewers, validator and cache warm-up. The threshold
+and window default to .council.yaml's bench section (see council bench calibrate to measure
+the threshold on hand labels).
+
+--labels FILE adds what blind judges said of the run's findings, one JSON object per line:
+
+  {"sample":"owner-repo-12","finding":"58dd402eb15c85eb","label":"valid","truth":["1234567"],"why":"..."}
+
+label is valid, minor or wrong; truth lists the sample's human comments (truth ids) the finding
+asks for. Per placement: judged valid (labelled valid), useful (valid, or asking for a truth
+item) and asks caught (the truth items some finding asks for). Shown findings without a label
+are listed and left out; labels of other runs' findings are skipped. (council bench calibrate
+--labels takes another file: labelled pairs of a human comment and a finding.)
 
 --signals FILE (written by council learn --signals-out) adds acceptance: the share of council's
 posted comments that were addressed or drew a positive reaction, overall and per reviewer.`,
@@ -69,7 +87,8 @@ posted comments that were addressed or drew a positive reaction, overall and per
   council bench score runs/sonnet --truth bench/mine --threshold 0.3 --bootstrap 5000 --out sonnet.json
   council bench score runs/sonnet --truth bench/mine --judge anthropic:claude-haiku-4-5
   council bench score runs/sonnet --truth bench/mine --by-author
-  council bench score runs/sonnet --truth bench/mine --signals signals.jsonl`,
+  council bench score runs/sonnet --truth bench/mine --signals signals.jsonl
+  council bench score runs/sonnet --truth bench/mine --labels judged.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.RunDir = args[0]
@@ -97,6 +116,7 @@ posted comments that were addressed or drew a positive reaction, overall and per
 	fl.StringVar(&opts.ConfigPath, "config", "", "config `FILE` for the defaults (default ./.council.yaml when present)")
 	fl.BoolVar(&opts.ByAuthor, "by-author", false, "also print the recall of each truth author's comments, per tier")
 	fl.StringVar(&opts.Signals, "signals", "", "add the acceptance of council's posted comments, from the signals JSONL `FILE` of council learn --signals-out")
+	fl.StringVar(&opts.Labels, "labels", "", "add judged valid, useful and asks caught, from blind judges' labels of the run's findings:\na JSON Lines `FILE` of {sample, finding, label, truth} (not bench calibrate's pair labels)")
 	return cmd
 }
 
@@ -191,6 +211,13 @@ func benchScoreRun(ctx context.Context, f *Factory, o *BenchScoreOptions) error 
 	if err != nil {
 		return err
 	}
+	// The labels are read first: a bad file should not wait for, or pay for, the judge.
+	var labels *bench.LabelScore
+	if o.Labels != "" {
+		if labels, err = readFindingLabels(o.Labels, in); err != nil {
+			return err
+		}
+	}
 
 	var verdicts *bench.Verdicts
 	if o.Judge != "" {
@@ -206,6 +233,7 @@ func benchScoreRun(ctx context.Context, f *Factory, o *BenchScoreOptions) error 
 	}
 	sc := bench.ScoreRun(in, opts, verdicts)
 	sc.Acceptance = acc
+	sc.Labels = labels
 
 	out := o.Out
 	if out == "" {
@@ -218,12 +246,50 @@ func benchScoreRun(ctx context.Context, f *Factory, o *BenchScoreOptions) error 
 	if err := os.WriteFile(out, data, 0o644); err != nil {
 		return fmt.Errorf("write the score: %w", err)
 	}
-	printScore(f.Out, sc)
+	if err := printScore(f.Out, sc); err != nil {
+		return err
+	}
 	if o.ByAuthor {
 		printByAuthor(f.Out, sc)
 	}
+	if labels != nil {
+		warnLabels(f.Err, *labels)
+	}
 	fmt.Fprintf(f.Err, "council: wrote %s\n", out)
 	return nil
+}
+
+// readFindingLabels reads --labels and counts the labels of the run's shown findings.
+func readFindingLabels(path string, in bench.ScoreInput) (*bench.LabelScore, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the labels: %w", err)
+	}
+	labels, err := bench.ParseFindingLabels(path, data)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := bench.ScoreLabels(in, path, labels)
+	if err != nil {
+		return nil, err
+	}
+	return &ls, nil
+}
+
+// warnLabels says which shown findings have no label (left out, not guessed) and how many
+// labels were of other runs' findings.
+func warnLabels(w io.Writer, l bench.LabelScore) {
+	if l.NotInRun > 0 {
+		fmt.Fprintf(w, "council: --labels %s: %s of findings this run does not show (another run's, or filtered): not counted\n",
+			l.File, plural(l.NotInRun, "label"))
+	}
+	if len(l.Unlabelled) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "council: --labels %s: %s without a label, left out of the judged figures:\n", l.File, plural(len(l.Unlabelled), "shown finding"))
+	for _, u := range l.Unlabelled {
+		fmt.Fprintf(w, "  %s %s (%s)\n", u.Sample, u.Finding, strings.ReplaceAll(u.Placement, "_", " "))
+	}
 }
 
 // judgeRun asks the judge about every candidate pair, then about the findings its answers
@@ -343,14 +409,25 @@ func marshalIndent(v any) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// printScore sums a score up for a person: the tiers' micro metrics with their intervals, then
-// volume, redundancy, cost and time per PR, and what was left out.
-func printScore(w io.Writer, sc bench.Score) {
+// printScore sums a score up for a person: the placement table (up front, collapsed, all
+// shown) to paste into a note, every tier of each placement with its intervals, each
+// reviewer up front and in all, then volume, redundancy, cost (by part) and time per PR, and
+// what was left out.
+func printScore(w io.Writer, sc bench.Score) error {
 	fmt.Fprintf(w, "run %s: %s scored, %s, %s", sc.Run, plural(sc.Samples, "sample"), plural(sc.TruthItems, "truth item"), plural(sc.Findings, "finding"))
+	if len(sc.Placements) > 1 {
+		fmt.Fprintf(w, " (%d up front, %d collapsed)", sc.Placements[0].Findings, sc.Placements[1].Findings)
+	}
 	if len(sc.NotScored) > 0 {
 		fmt.Fprintf(w, "; %d not scored", len(sc.NotScored))
 	}
-	fmt.Fprintf(w, "\n\n%-4s  %-32s  %-18s  %-18s  %-18s  %5s  %5s  %5s\n", "tier", "hit when", "precision", "recall", "F1", "TP", "FP", "FN")
+	fmt.Fprint(w, "\n\n")
+	runs := []benchreport.Run{{Name: sc.Run, Score: sc}}
+	if err := benchreport.HeadlineMarkdown(w, runs); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(w, "\n%-9s  %-4s  %-32s  %-18s  %-18s  %-18s  %5s  %5s  %5s  %s\n", "placement", "tier", "hit when", "precision", "recall", "F1", "TP", "FP", "FN", "PRs caught")
 	// Without resamples there is no interval: [0.00, 0.00] would read as one.
 	withCI := func(v float64, ci [2]float64) string {
 		if sc.Options.Bootstrap <= 0 {
@@ -358,16 +435,25 @@ func printScore(w io.Writer, sc bench.Score) {
 		}
 		return fmt.Sprintf("%.2f [%.2f, %.2f]", v, ci[0], ci[1])
 	}
-	for _, t := range sc.Tiers {
-		fmt.Fprintf(w, "%-4s  %-32s  %-18s  %-18s  %-18s  %5d  %5d  %5d\n", t.Tier, t.Description,
-			withCI(t.Micro.Precision, t.Micro.PrecisionCI), withCI(t.Micro.Recall, t.Micro.RecallCI),
-			withCI(t.Micro.F1, t.Micro.F1CI), t.TP, t.FP, t.FN)
+	for _, p := range sc.Placements {
+		for _, t := range p.Tiers {
+			fmt.Fprintf(w, "%-9s  %-4s  %-32s  %-18s  %-18s  %-18s  %5d  %5d  %5d  %s\n", strings.ReplaceAll(p.Placement, "_", " "), t.Tier, t.Description,
+				withCI(t.Micro.Precision, t.Micro.PrecisionCI), withCI(t.Micro.Recall, t.Micro.RecallCI),
+				withCI(t.Micro.F1, t.Micro.F1CI), t.TP, t.FP, t.FN, fmt.Sprintf("%d/%d", t.PRsCaught.N, t.PRsCaught.Of))
+		}
 	}
 	if sc.Options.Bootstrap > 0 {
 		fmt.Fprintf(w, "micro-averaged; [95%% bootstrap interval over %d resamples of the samples]\n", sc.Options.Bootstrap)
 	} else {
 		fmt.Fprintln(w, "micro-averaged; no intervals (--bootstrap 0)")
 	}
+	if len(sc.ByReviewer) > 0 {
+		fmt.Fprintln(w, "\nby reviewer, up front / all shown (each one's findings matched alone):")
+		if err := benchreport.ReviewersMarkdown(w, runs); err != nil {
+			return err
+		}
+	}
+
 	fmt.Fprintf(w, "\nfindings per PR %.1f, redundancy %.1f%% (%d duplicates)\n", sc.FindingsPerPR, 100*sc.Redundancy, sc.Duplicates)
 	fmt.Fprintf(w, "cost per PR $%.4f mean, $%.4f median, $%.2f in all; %.0fs mean, %.0fs max\n",
 		sc.Cost.Mean, sc.Cost.Median, sc.Cost.Total, sc.Time.Mean, sc.Time.Max)
@@ -378,12 +464,20 @@ func printScore(w io.Writer, sc bench.Score) {
 	if a := sc.Acceptance; a != nil {
 		printAcceptance(w, *a)
 	}
+	var parts bytes.Buffer
+	if err := benchreport.CostMarkdown(&parts, runs); err != nil {
+		return err
+	}
+	if parts.Len() > 0 {
+		fmt.Fprintf(w, "\ncost per PR by part:\n%s", parts.String())
+	}
 	if len(sc.NotScored) > 0 {
 		fmt.Fprintln(w, "\nnot scored:")
 		for _, n := range sc.NotScored {
 			fmt.Fprintf(w, "  %s: %s\n", n.ID, n.Reason)
 		}
 	}
+	return nil
 }
 
 // printByAuthor is score.json's recall_by_author as a table: one row per truth author, one

@@ -119,9 +119,9 @@ func TestNewCmdBenchScoreFlags(t *testing.T) {
 		{name: "defaults", args: "runs/a --truth ds", want: BenchScoreOptions{RunDir: "runs/a", Truth: "ds", Bootstrap: 1000, Seed: 1, JudgeConcurrency: 4}},
 		{
 			name: "everything",
-			args: "runs/a --truth ds --out s.json --threshold 0.35 --line-window 5 --bootstrap 200 --seed 9 --judge anthropic:claude-haiku-4-5 --judge-concurrency 16 --config c.yaml",
+			args: "runs/a --truth ds --out s.json --threshold 0.35 --line-window 5 --bootstrap 200 --seed 9 --judge anthropic:claude-haiku-4-5 --judge-concurrency 16 --config c.yaml --labels l.jsonl",
 			want: BenchScoreOptions{RunDir: "runs/a", Truth: "ds", Out: "s.json", Threshold: 0.35, LineWindow: 5, Bootstrap: 200, Seed: 9,
-				Judge: "anthropic:claude-haiku-4-5", JudgeConcurrency: 16, ConfigPath: "c.yaml"},
+				Judge: "anthropic:claude-haiku-4-5", JudgeConcurrency: 16, ConfigPath: "c.yaml", Labels: "l.jsonl"},
 		},
 		{name: "a zero threshold is allowed", args: "r --truth ds --threshold 0", want: BenchScoreOptions{RunDir: "r", Truth: "ds", Bootstrap: 1000, Seed: 1, JudgeConcurrency: 4}},
 		{name: "judge concurrency range", args: "r --truth ds --judge-concurrency 0", wantErr: "--judge-concurrency 0: must be between 1 and 64"},
@@ -194,7 +194,7 @@ func TestBenchScore(t *testing.T) {
 	if sc.Run != "sonnet" || sc.Options.Threshold != 0.11 || sc.Options.LineWindow != 3 || sc.Options.Bootstrap != 100 || sc.Cost.Total != 0.5 {
 		t.Errorf("score = run %q, options %+v, cost %+v: want sonnet, the defaults with 100 resamples, $0.50", sc.Run, sc.Options, sc.Cost)
 	}
-	for _, s := range []string{"run sonnet: 2 samples scored, 3 truth items, 3 findings; 1 not scored",
+	for _, s := range []string{"run sonnet: 2 samples scored, 3 truth items, 3 findings (3 up front, 0 collapsed); 1 not scored",
 		"L2    L1 and text similarity >= 0.11", "precision", "s3: the review failed: clone failed", "cost per PR $0.2500 mean"} {
 		if !strings.Contains(r.out, s) {
 			t.Errorf("stdout lacks %q:\n%s", s, r.out)
@@ -370,5 +370,108 @@ func TestBenchScoreJudgeNeedsCredentials(t *testing.T) {
 	r := council(t, map[string]string{}, "bench", "score", s.runDir, "--truth", s.dataset, "--judge", "openai:gpt-4.1-mini")
 	if r.code != ExitUsage || !strings.Contains(r.err, "--judge openai:gpt-4.1-mini: no model provider is configured") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.err)
+	}
+}
+
+// TestBenchScoreLabels: s1's f1 is labelled valid and asks for 101, its f2 wrong; s2's f1 has
+// no label; one label is of another run's finding.
+func TestBenchScoreLabels(t *testing.T) {
+	t.Parallel()
+	s := setupScore(t)
+	labels := filepath.Join(t.TempDir(), "labels.jsonl")
+	writeScoreTestFile(t, labels, `{"sample":"s1","finding":"f1","label":"valid","truth":["101"],"why":"nil cfg"}
+{"sample":"s1","finding":"f2","label":"wrong"}
+{"sample":"s2","finding":"other-run","label":"minor","truth":["201"]}
+`)
+	r := council(t, nil, "bench", "score", s.runDir, "--truth", s.dataset, "--labels", labels, "--bootstrap", "0")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	sc := readScoreFile(t, filepath.Join(s.runDir, "score.json"))
+	if sc.Labels == nil {
+		t.Fatal("score.json has no labels")
+	}
+	type got struct {
+		File              string
+		Counted, NotInRun int
+		Unlabelled        []bench.FindingRef
+		Valid, Useful     bench.Share
+		Asks, PRs         bench.Share
+	}
+	up := sc.Labels.Placements[0]
+	want := got{File: labels, Counted: 2, NotInRun: 1,
+		Unlabelled: []bench.FindingRef{{Sample: "s2", Finding: "f1", Placement: bench.PlacementUpFront}},
+		Valid:      bench.Share{N: 1, Of: 2, Share: 0.5}, Useful: bench.Share{N: 1, Of: 2, Share: 0.5},
+		Asks: bench.Share{N: 1, Of: 3, Share: 1.0 / 3}, PRs: bench.Share{N: 1, Of: 2, Share: 0.5}}
+	if d := cmp.Diff(want, got{sc.Labels.File, sc.Labels.Counted, sc.Labels.NotInRun, sc.Labels.Unlabelled,
+		up.JudgedValid, up.Useful, up.AsksCaught, up.PRsAsksCaught}); d != "" {
+		t.Errorf("labels (-want +got):\n%s", d)
+	}
+	for _, w := range []string{"Judged valid", "0.50 (1/2)", "0.33 (1/3)"} {
+		if !strings.Contains(r.out, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, r.out)
+		}
+	}
+	for _, w := range []string{"1 label of findings this run does not show", "1 shown finding without a label", "  s2 f1 (up front)\n"} {
+		if !strings.Contains(r.err, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, r.err)
+		}
+	}
+}
+
+func TestBenchScoreLabelsErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		labels  string
+		wantErr string
+	}{
+		{name: "a bad line", labels: `{"sample":"s1","finding":"f1","label":"valid"}` + "\n{\"sample\":", wantErr: "labels.jsonl:2: unexpected EOF"},
+		{name: "a label outside the set", labels: `{"sample":"s1","finding":"f1","label":"great"}`, wantErr: `labels.jsonl:1: label "great": must be one of valid, minor, wrong`},
+		{name: "calibrate's labels", labels: `{"sample":"s1","truth":"101","finding":"f1","same":true}`, wantErr: "labels.jsonl:1: a pair label, as bench calibrate --labels reads"},
+		{name: "an unknown sample", labels: "\n" + `{"sample":"s9","finding":"f1","label":"valid"}`, wantErr: `labels.jsonl:2: unknown sample "s9"`},
+		{name: "an unknown truth item", labels: `{"sample":"s1","finding":"f1","label":"valid","truth":["201"]}`, wantErr: `labels.jsonl:1: unknown truth "201" in sample "s1"`},
+		{name: "only a filtered finding", labels: `{"sample":"s1","finding":"f3","label":"wrong"}`, wantErr: "labels.jsonl: none of its 1 labels names a finding run sonnet shows"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := setupScore(t)
+			labels := filepath.Join(t.TempDir(), "labels.jsonl")
+			writeScoreTestFile(t, labels, tt.labels)
+			r := council(t, nil, "bench", "score", s.runDir, "--truth", s.dataset, "--labels", labels)
+			if r.code != ExitUsage || !strings.Contains(r.err, tt.wantErr) {
+				t.Fatalf("exit %d, stderr %q: want %d and %q", r.code, r.err, ExitUsage, tt.wantErr)
+			}
+			if _, err := os.Stat(filepath.Join(s.runDir, "score.json")); !os.IsNotExist(err) {
+				t.Errorf("a bad labels file still wrote score.json (stat: %v)", err)
+			}
+		})
+	}
+	s := setupScore(t)
+	r := council(t, nil, "bench", "score", s.runDir, "--truth", s.dataset, "--labels", filepath.Join(t.TempDir(), "nope.jsonl"))
+	if r.code != ExitUsage || !strings.Contains(r.err, "read the labels") {
+		t.Errorf("a missing labels file: exit %d, stderr %q", r.code, r.err)
+	}
+}
+
+// TestBenchScoreOutputDeterministic: the same inputs print the same bytes and write the same
+// score.json.
+func TestBenchScoreOutputDeterministic(t *testing.T) {
+	t.Parallel()
+	s := setupScore(t)
+	var outs, files []string
+	for range 3 {
+		r := council(t, nil, "bench", "score", s.runDir, "--truth", s.dataset, "--bootstrap", "50")
+		if r.code != ExitOK {
+			t.Fatalf("exit %d: %s", r.code, r.err)
+		}
+		outs = append(outs, r.out)
+		files = append(files, readFile(t, filepath.Join(s.runDir, "score.json")))
+	}
+	for i := 1; i < len(outs); i++ {
+		if outs[i] != outs[0] || files[i] != files[0] {
+			t.Fatal("two runs of bench score on the same inputs differ")
+		}
 	}
 }

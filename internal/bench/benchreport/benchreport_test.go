@@ -85,6 +85,7 @@ func hostile() []Run {
 	s.ByKind["L0"] = append(s.ByKind["L0"], bench.Rate{Group: x, Hits: 1, Total: 1, Recall: 1})
 	s.ByReviewer[0].Reviewer = x
 	s.Judge.Model = x
+	s.Labels.File = x
 	ss := &s.PerSample[0]
 	ss.Title = x
 	ss.URL = "javascript:alert(1)"
@@ -135,6 +136,21 @@ func TestReportHTMLSelfContained(t *testing.T) {
 		if strings.Contains(got, bad) {
 			t.Errorf("page contains %q: it must load nothing", bad)
 		}
+	}
+}
+
+// TestTextTableMarkdown: columns line up in runes (a "–" is three bytes), numbers to the
+// right, and a cell cannot break out of its column.
+func TestTextTableMarkdown(t *testing.T) {
+	t.Parallel()
+	tb := textTable{Header: []string{"Run", "Recall"}, Num: []bool{false, true},
+		Rows: [][]string{{"a|b", "–"}, {"sonnet", "0.40 [0.22–0.58]"}}}
+	want := "| Run    |           Recall |\n" +
+		"| ------ | ---------------: |\n" +
+		"| a\\|b   |                – |\n" +
+		"| sonnet | 0.40 [0.22–0.58] |"
+	if d := cmp.Diff(want, tb.markdown()); d != "" {
+		t.Errorf("markdown (-want +got):\n%s", d)
 	}
 }
 

@@ -92,7 +92,9 @@ func TestReportHTMLInChromium(t *testing.T) {
 		re   string
 	}{
 		{"the script ran", `<body[^>]* data-ready="true"`},
+		{"the placement table, up front first", `<div class="scroll">\s*<table class="text">\s*<thead><tr><th>Run</th><th>Placement</th>.*\s*<tbody>\s*<tr><td>sonnet</td><td>up front</td>`},
 		{"the headline table", `<table class="headline" id="headline-table">`},
+		{"the placement breakdown at the default tier", `<tr data-tiers="L2"><td>up front</td><td>L2</td>`},
 		{"the tier selector marked the default tier", `<tr data-tier-mark="L2" class="[^"]*current`},
 		{"an L3 element hidden at L2", `data-tiers="L3" hidden=""`},
 		{"the kind chart", `<rect class="bar c1" data-kind="concurrency" data-run="haiku"`},

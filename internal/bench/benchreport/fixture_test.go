@@ -17,6 +17,29 @@ func tierScore(tier, desc string, tp, fp, fn int, p, r float64) bench.TierScore 
 	}
 }
 
+// ptier is a placement's tier, micro only, with caught of the 2 samples caught.
+func ptier(tier, desc string, tp, fp, fn int, p, r float64, caught int) bench.PlacementTier {
+	ts := tierScore(tier, desc, tp, fp, fn, p, r)
+	ts.Macro = bench.Metrics{}
+	return bench.PlacementTier{TierScore: ts, PRsCaught: share(caught, 2)}
+}
+
+func share(n, of int) bench.Share {
+	sh := bench.Share{N: n, Of: of}
+	if of > 0 {
+		sh.Share = float64(n) / float64(of)
+	}
+	return sh
+}
+
+// labelCounts are the labels of findings shown findings, the asking ones of them useful
+// besides the valid ones; the unlabelled are the rest.
+func labelCounts(findings, valid, minor, wrong, useful int) bench.LabelCounts {
+	labelled := valid + minor + wrong
+	return bench.LabelCounts{Findings: findings, Labelled: labelled, Valid: valid, Minor: minor, Wrong: wrong,
+		JudgedValid: share(valid, labelled), Useful: share(useful, labelled)}
+}
+
 const (
 	descL0 = "same file"
 	descL1 = "same file, line distance <= 3"
@@ -74,18 +97,56 @@ func sonnet() Run {
 		ByReviewer: []bench.ReviewerScore{
 			{Reviewer: "correctness", Kind: "lens", Findings: 4, Tiers: []bench.TierScore{
 				tierScore("L0", "", 3, 1, 2, 0.75, 0.6), tierScore("L1", "", 2, 2, 3, 0.5, 0.4),
-				tierScore("L2", "", 2, 2, 3, 0.5, 0.4), tierScore("L3", "", 2, 2, 3, 0.5, 0.4)}},
+				tierScore("L2", "", 2, 2, 3, 0.5, 0.4), tierScore("L3", "", 2, 2, 3, 0.5, 0.4)},
+				UpFrontFindings: 3, UpFrontTiers: []bench.TierScore{
+					tierScore("L0", "", 2, 1, 3, 0.67, 0.4), tierScore("L1", "", 2, 1, 3, 0.67, 0.4),
+					tierScore("L2", "", 1, 2, 4, 0.33, 0.2), tierScore("L3", "", 2, 1, 3, 0.67, 0.4)}},
 			{Reviewer: "security", Kind: "lens", Findings: 2, Tiers: []bench.TierScore{
 				tierScore("L0", "", 1, 1, 4, 0.5, 0.2), tierScore("L1", "", 0, 2, 5, 0, 0),
-				tierScore("L2", "", 0, 2, 5, 0, 0), tierScore("L3", "", 1, 1, 4, 0.5, 0.2)}},
+				tierScore("L2", "", 0, 2, 5, 0, 0), tierScore("L3", "", 1, 1, 4, 0.5, 0.2)},
+				UpFrontFindings: 1, UpFrontTiers: []bench.TierScore{
+					tierScore("L0", "", 1, 0, 4, 1, 0.2), tierScore("L1", "", 0, 1, 5, 0, 0),
+					tierScore("L2", "", 0, 1, 5, 0, 0), tierScore("L3", "", 1, 0, 4, 1, 0.2)}},
 			{Reviewer: "alice", Kind: "persona", Findings: 1, Tiers: []bench.TierScore{
 				tierScore("L0", "", 1, 0, 4, 1, 0.2), tierScore("L1", "", 1, 0, 4, 1, 0.2),
-				tierScore("L2", "", 0, 1, 5, 0, 0), tierScore("L3", "", 1, 0, 4, 1, 0.2)}},
+				tierScore("L2", "", 0, 1, 5, 0, 0), tierScore("L3", "", 1, 0, 4, 1, 0.2)},
+				UpFrontTiers: []bench.TierScore{
+					tierScore("L0", "", 0, 0, 5, 0, 0), tierScore("L1", "", 0, 0, 5, 0, 0),
+					tierScore("L2", "", 0, 0, 5, 0, 0), tierScore("L3", "", 0, 0, 5, 0, 0)}},
 		},
 		Redundancy: 0.14, Duplicates: 1, FindingsPerPR: 3.5,
-		Cost:  bench.Spread{Total: 0.84, Mean: 0.42, Median: 0.42, Max: 0.51},
-		Time:  bench.Spread{Total: 151.2, Mean: 75.6, Median: 75.6, Max: 88.3},
+		Cost: bench.Spread{Total: 0.84, Mean: 0.42, Median: 0.42, Max: 0.51},
+		Time: bench.Spread{Total: 151.2, Mean: 75.6, Median: 75.6, Max: 88.3},
+		CostByPart: []bench.CostPart{
+			{Part: bench.CostReviewers, Total: 0.5, Mean: 0.25, Share: 0.5 / 0.84},
+			{Part: bench.CostValidator, Total: 0.22, Mean: 0.11, Share: 0.22 / 0.84},
+			{Part: bench.CostCacheWarmup, Total: 0.12, Mean: 0.06, Share: 0.12 / 0.84},
+			{Part: bench.CostOther}, {Part: bench.CostUnsplit},
+		},
 		Judge: &bench.JudgeSummary{Model: "anthropic:claude-haiku-4-5", Pairs: 9, Cached: 2, Errors: 1, Plausible: 2, Fabricated: 1, CostUSD: 0.0312},
+		Placements: []bench.PlacementScore{
+			{Placement: bench.PlacementUpFront, Findings: 4, FindingsPerPR: 2, Tiers: []bench.PlacementTier{
+				ptier("L0", descL0, 3, 1, 2, 0.75, 0.6, 2), ptier("L1", descL1, 2, 2, 3, 0.5, 0.4, 1),
+				ptier("L2", descL2, 1, 3, 4, 0.25, 0.2, 1), ptier("L3", descL3, 2, 2, 3, 0.5, 0.4, 2)}},
+			{Placement: bench.PlacementCollapsed, Findings: 3, FindingsPerPR: 1.5, Tiers: []bench.PlacementTier{
+				ptier("L0", descL0, 1, 2, 4, 0.33, 0.2, 1), ptier("L1", descL1, 1, 2, 4, 0.33, 0.2, 1),
+				ptier("L2", descL2, 1, 2, 4, 0.33, 0.2, 1), ptier("L3", descL3, 1, 2, 4, 0.33, 0.2, 1)}},
+			{Placement: bench.PlacementAllShown, Findings: 7, FindingsPerPR: 3.5, Tiers: []bench.PlacementTier{
+				ptier("L0", descL0, 4, 3, 1, 0.57, 0.8, 2), ptier("L1", descL1, 3, 4, 2, 0.43, 0.6, 2),
+				ptier("L2", descL2, 2, 5, 3, 0.29, 0.4, 1), ptier("L3", descL3, 3, 4, 2, 0.43, 0.6, 2)}},
+		},
+		Labels: &bench.LabelScore{File: "labels.jsonl", Labels: 8, Counted: 6, NotInRun: 2,
+			Unlabelled: []bench.FindingRef{{Sample: "acme-svc-2", Finding: "g3", Placement: bench.PlacementUpFront}},
+			Placements: []bench.LabelPlacement{
+				{Placement: bench.PlacementUpFront, LabelCounts: labelCounts(4, 2, 1, 0, 3), AsksCaught: share(2, 5), PRsAsksCaught: share(1, 2)},
+				{Placement: bench.PlacementCollapsed, LabelCounts: labelCounts(3, 0, 2, 1, 1), AsksCaught: share(1, 5), PRsAsksCaught: share(1, 2)},
+				{Placement: bench.PlacementAllShown, LabelCounts: labelCounts(7, 2, 3, 1, 4), AsksCaught: share(3, 5), PRsAsksCaught: share(2, 2)},
+			},
+			ByReviewer: []bench.ReviewerLabels{
+				{Reviewer: "alice", AllShown: labelCounts(1, 0, 1, 0, 0)},
+				{Reviewer: "correctness", UpFront: labelCounts(3, 2, 0, 0, 2), AllShown: labelCounts(4, 2, 1, 0, 3)},
+				{Reviewer: "security", UpFront: labelCounts(1, 0, 1, 0, 1), AllShown: labelCounts(2, 0, 1, 1, 1)},
+			}},
 		PerSample: []bench.SampleScore{
 			{ID: "acme-svc-1", Title: "Reserve stock atomically", URL: "https://github.com/acme/svc/pull/1", CostUSD: 0.51, WallSeconds: 88.3,
 				Truth: truthItems(
@@ -94,16 +155,16 @@ func sonnet() Run {
 					map[string]string{"L0": "f3"},
 				),
 				Findings: []bench.FindingOutcome{
-					{ID: "f1", Reviewers: []string{"correctness", "alice"}, Path: "store/store.go", Line: 51, Severity: "high", Category: "concurrency",
+					{ID: "f1", Placement: bench.PlacementUpFront, Reviewers: []string{"correctness", "alice"}, Path: "store/store.go", Line: 51, Severity: "high", Category: "concurrency",
 						Title: "Reserve can oversell under concurrency", Body: "Hold `s.mu` for the whole of `Reserve`.",
 						Matches: map[string]string{"L0": "c1", "L1": "c1", "L2": "c1", "L3": "c1"}},
-					{ID: "f2", Reviewers: []string{"correctness"}, Path: "api/handler.go", Line: 41, Severity: "medium", Category: "error-handling",
+					{ID: "f2", Placement: bench.PlacementUpFront, Reviewers: []string{"correctness"}, Path: "api/handler.go", Line: 41, Severity: "medium", Category: "error-handling",
 						Title: "Parse error of n ignored", Body: "A non-numeric n becomes 0.",
 						Matches: map[string]string{"L0": "c2", "L1": "c2", "L3": "c2"}},
-					{ID: "f3", Reviewers: []string{"security"}, Path: "api/handler.go", Line: 50, Severity: "critical", Category: "security",
+					{ID: "f3", Placement: bench.PlacementUpFront, Reviewers: []string{"security"}, Path: "api/handler.go", Line: 50, Severity: "critical", Category: "security",
 						Title: "Path traversal in /export", Body: "`name=../../etc/passwd` escapes the export directory.", Verdict: "plausible",
 						Matches: map[string]string{"L0": "c3"}},
-					{ID: "f4", Reviewers: []string{"correctness"}, Path: "api/handler.go", Line: 44, Severity: "low", Category: "other",
+					{ID: "f4", Placement: bench.PlacementCollapsed, Reviewers: []string{"correctness"}, Path: "api/handler.go", Line: 44, Severity: "low", Category: "other",
 						Title: "Consider logging reservations", Body: "It might be useful to log each reservation.", Verdict: "fabricated",
 						Matches: map[string]string{}},
 				}},
@@ -114,13 +175,13 @@ func sonnet() Run {
 					map[string]string{},
 				)[:2],
 				Findings: []bench.FindingOutcome{
-					{ID: "g1", Reviewers: []string{"correctness"}, Path: "store/store.go", Line: 53, Severity: "high", Category: "concurrency",
+					{ID: "g1", Placement: bench.PlacementUpFront, Reviewers: []string{"correctness"}, Path: "store/store.go", Line: 53, Severity: "high", Category: "concurrency",
 						Title: "Data race on the cache map", Body: "The cache is written without the lock.",
 						Matches: map[string]string{"L0": "c1", "L1": "c1", "L3": "c1"}},
-					{ID: "g2", Reviewers: []string{"security"}, Path: "store/cache.go", Line: 12, Severity: "medium", Category: "security",
+					{ID: "g2", Placement: bench.PlacementCollapsed, Reviewers: []string{"security"}, Path: "store/cache.go", Line: 12, Severity: "medium", Category: "security",
 						Title: "Cache key includes the user's token", Body: "Tokens end up in memory dumps.", Duplicate: true,
 						Matches: map[string]string{}},
-					{ID: "g3", Reviewers: []string{"correctness"}, Path: "store/cache.go", Line: 30, StartLine: 28, Severity: "low", Category: "performance",
+					{ID: "g3", Placement: bench.PlacementCollapsed, Reviewers: []string{"correctness"}, Path: "store/cache.go", Line: 30, StartLine: 28, Severity: "low", Category: "performance",
 						Title: "Unbounded cache", Body: "Add an eviction policy.",
 						Matches: map[string]string{}},
 				}},

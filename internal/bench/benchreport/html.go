@@ -120,6 +120,10 @@ type page struct {
 	Tiers      []tierView
 	Default    string
 	Truths     []string
+	Placement  textTable // the headline: up front, collapsed, all shown
+	Notes      []string  // what the placement table's words mean
+	Reviewers  textTable // each reviewer up front and in all
+	CostParts  textTable
 	Headline   []headGroup
 	PRCharts   []prChart
 	KindChart  *barChart
@@ -149,6 +153,8 @@ func newPage(runs []Run) page {
 			p.NotScored = append(p.NotScored, notScoredView{Run: r.Name, ID: n.ID, Reason: n.Reason})
 		}
 	}
+	p.Placement, p.Notes = headlineTable(runs), headlineNotes(runs)
+	p.Reviewers, p.CostParts = reviewerTable(runs), costTable(runs)
 	for _, t := range all {
 		p.Headline = append(p.Headline, newHeadGroup(p.Runs, runs, t, desc[t]))
 	}
@@ -156,6 +162,7 @@ func newPage(runs []Run) page {
 		p.PRCharts = append(p.PRCharts, newPRChart(p.Runs[i], r.Score))
 	}
 	p.KindChart = newBarChart(p.Runs, scores, all, def)
+	p.Breakdowns = append(p.Breakdowns, newPlacementBreakdown(p.Runs, runs, all, def))
 	for _, b := range breakdowns {
 		p.Breakdowns = append(p.Breakdowns, newBreakdown(p.Runs, runs, all, def, b))
 	}
@@ -227,6 +234,32 @@ func newBreakdown(views []runView, runs []Run, all []string, def string, b break
 					continue
 				}
 				row.Cells = append(row.Cells, meterCell(views[i].Class, rt.Recall, num(rt.Recall), fmt.Sprintf("%d/%d", rt.Hits, rt.Total)))
+			}
+			v.Rows = append(v.Rows, row)
+		}
+	}
+	return v
+}
+
+// newPlacementBreakdown is each placement's recall at the selected tier, its findings matched
+// alone, with precision and the PRs with a truth item caught.
+func newPlacementBreakdown(views []runView, runs []Run, all []string, def string) bdView {
+	v := bdView{ID: "by-placement", Title: "By placement", Column: "Placement",
+		Note: "Each placement's findings matched alone against the truth (micro): recall, then precision and the PRs with a truth item caught."}
+	for _, place := range placementsIn(runs) {
+		for _, t := range all {
+			row := bdRow{tiered: tieredOf([]string{t}, def), Group: placementName(place), Tier: t}
+			for i, r := range runs {
+				cell := bdCell{}
+				ps, _ := placementIn(r.Score, place)
+				if pt, ok := placementTier(ps, t); ok {
+					sub := "P " + num(pt.Micro.Precision)
+					if pt.PRsCaught.Of > 0 {
+						sub += fmt.Sprintf(" · PRs %d/%d", pt.PRsCaught.N, pt.PRsCaught.Of)
+					}
+					cell = meterCell(views[i].Class, pt.Micro.Recall, num(pt.Micro.Recall), sub)
+				}
+				row.Cells = append(row.Cells, cell)
 			}
 			v.Rows = append(v.Rows, row)
 		}
@@ -309,11 +342,13 @@ type block struct {
 type findingView struct {
 	ID, Reviewers, Loc, Severity, Category, Title, Body, Verdict string
 	Duplicate                                                    bool
+	Collapsed                                                    bool // a minor note: the review shows it in its collapsed list
 }
 
 func newFindingView(f bench.FindingOutcome) *findingView {
 	return &findingView{ID: f.ID, Reviewers: strings.Join(f.Reviewers, ", "), Loc: loc(f.Path, f.StartLine, f.Line),
-		Severity: f.Severity, Category: f.Category, Title: f.Title, Body: f.Body, Verdict: f.Verdict, Duplicate: f.Duplicate}
+		Severity: f.Severity, Category: f.Category, Title: f.Title, Body: f.Body, Verdict: f.Verdict, Duplicate: f.Duplicate,
+		Collapsed: f.Placement == bench.PlacementCollapsed}
 }
 
 // groupTiers groups tiers by an outcome key, in tier order: L1, L2 and L3 matching the same

@@ -20,10 +20,12 @@ func Markdown(w io.Writer, runs []Run) error {
 	p := &mdPrinter{runs: runs, tiers: tiers(runs)}
 	p.runsTable()
 	p.headline()
+	p.byPlacement()
 	for _, b := range breakdowns {
 		p.breakdown(b)
 	}
 	p.byReviewer()
+	p.reviewerPlacement()
 	p.costTime()
 	p.volume()
 	p.acceptance()
@@ -91,7 +93,13 @@ func (p *mdPrinter) runsTable() {
 
 func (p *mdPrinter) headline() {
 	p.text("## Headline")
-	p.text("Micro pools every pair of every sample; macro is the mean of per-sample values. " +
+	p.text(headlineTable(p.runs).markdown())
+	var notes []string
+	for _, n := range headlineNotes(p.runs) {
+		notes = append(notes, md(n))
+	}
+	p.text(strings.Join(notes, "\n"))
+	p.text("Every tier, all shown findings. Micro pools every pair of every sample; macro is the mean of per-sample values. " +
 		"Brackets hold the bootstrap 95% confidence interval.")
 	var rows [][]string
 	for _, t := range p.tiers {
@@ -117,6 +125,42 @@ func (p *mdPrinter) headline() {
 	if b.Len() > 0 {
 		p.text(strings.TrimSuffix(b.String(), "\n"))
 	}
+}
+
+// byPlacement is every tier's precision and recall for the findings of each placement,
+// matched alone, and the PRs with a truth item caught.
+func (p *mdPrinter) byPlacement() {
+	p.text("## By placement")
+	p.text("Each placement's findings matched alone against the truth (micro), at every tier: recall, precision, and PRs with a truth item caught.")
+	var rows [][]string
+	for _, place := range placementsIn(p.runs) {
+		for _, t := range p.tiers {
+			row := []string{placementName(place), t}
+			for _, r := range p.runs {
+				row = append(row, placementCell(r.Score, place, t))
+			}
+			rows = append(rows, row)
+		}
+	}
+	p.table(append([]string{"Placement", "Tier"}, p.runNames()...), rows)
+}
+
+// placementCell is "R 0.25 [0.10–0.40] · P 0.50 [0.20–0.80] · PRs 1/3"; "–" when the score
+// has no such placement or tier.
+func placementCell(s bench.Score, place, tier string) string {
+	ps, ok := placementIn(s, place)
+	if !ok {
+		return "–"
+	}
+	pt, ok := placementTier(ps, tier)
+	if !ok {
+		return "–"
+	}
+	cell := fmt.Sprintf("R %s · P %s", ciCell(s, pt.Micro.Recall, pt.Micro.RecallCI), ciCell(s, pt.Micro.Precision, pt.Micro.PrecisionCI))
+	if pt.PRsCaught.Of > 0 {
+		cell += fmt.Sprintf(" · PRs %d/%d", pt.PRsCaught.N, pt.PRsCaught.Of)
+	}
+	return cell
 }
 
 func (p *mdPrinter) breakdown(bd breakdown) {
@@ -217,6 +261,18 @@ func reviewerCell(s bench.Score, k reviewerKey, tier string) string {
 	return "–"
 }
 
+// reviewerPlacement is each reviewer's figures up front beside those in all.
+func (p *mdPrinter) reviewerPlacement() {
+	p.text("## By reviewer, up front and in all")
+	t := reviewerTable(p.runs)
+	if len(t.Rows) == 0 {
+		p.text("No data.")
+		return
+	}
+	p.text(reviewerNote(p.runs))
+	p.text(t.markdown())
+}
+
 func (p *mdPrinter) costTime() {
 	p.text("## Cost and time per PR")
 	rows := make([][]string, 0, len(p.runs))
@@ -226,6 +282,10 @@ func (p *mdPrinter) costTime() {
 			seconds(t.Mean), seconds(t.Median), seconds(t.Max), seconds(t.Total)})
 	}
 	p.table([]string{"Run", "Cost mean", "Cost median", "Cost max", "Cost total", "Time mean", "Time median", "Time max", "Time total"}, rows)
+	if t := costTable(p.runs); len(t.Rows) > 0 {
+		p.text("Cost per PR by part, from the reviews' usage; the share is of the run's cost.")
+		p.text(t.markdown())
+	}
 }
 
 func (p *mdPrinter) volume() {

@@ -72,14 +72,7 @@ func defaultTier(runs []Run) string {
 	return ""
 }
 
-func tierOf(s bench.Score, tier string) (bench.TierScore, bool) {
-	for _, t := range s.Tiers {
-		if t.Tier == tier {
-			return t, true
-		}
-	}
-	return bench.TierScore{}, false
-}
+func tierOf(s bench.Score, tier string) (bench.TierScore, bool) { return tierIn(s.Tiers, tier) }
 
 // tierDescriptions is each tier's description, from the first run that gives one.
 func tierDescriptions(runs []Run) map[string]string {
