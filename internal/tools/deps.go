@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // read_dependency reads a Go dependency's source where this machine already has it, at the
@@ -565,14 +564,7 @@ func depGrep(ctx context.Context, root *os.Root, d dep, p string, info fs.FileIn
 				return false
 			}
 			matches++
-			if len(line) > maxGrepLine {
-				k := maxGrepLine
-				for k > 0 && !utf8.RuneStart(line[k]) {
-					k--
-				}
-				line = line[:k] + " [line cut]"
-			}
-			fmt.Fprintf(&sb, "%s:%d: %s\n", fp, i+1, strings.ToValidUTF8(line, "\uFFFD"))
+			fmt.Fprintf(&sb, "%s:%d: %s\n", fp, i+1, cutLine(strings.ToValidUTF8(line, "\uFFFD")))
 		}
 		return true
 	}

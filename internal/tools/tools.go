@@ -34,7 +34,8 @@ type Repo interface {
 	ReadFile(ctx context.Context, rev, path string) ([]byte, error)
 	ListFiles(ctx context.Context, rev, dir string) ([]string, error)
 	Entry(ctx context.Context, rev, path string) (source.EntryInfo, error)
-	Grep(ctx context.Context, rev, pattern, pathGlob string, maxMatches int) ([]source.GrepMatch, bool, error)
+	Grep(ctx context.Context, rev, pattern string, pathGlobs []string, maxMatches int) ([]source.GrepMatch, bool, error)
+	Files(ctx context.Context, rev string, pathGlobs []string) ([]string, error)
 	Log(ctx context.Context, path, rev string, n int) ([]source.LogEntry, error)
 }
 
@@ -55,8 +56,8 @@ const (
 	MaxListed      = 500
 	MaxLogEntries  = 20
 	defaultLog     = 10
-	// maxGrepLine cuts a long matching line (minified code) in grep's answer.
-	maxGrepLine = 300
+	// maxLine cuts a long matching line (minified code) in a search's answer.
+	maxLine = 300
 	// binarySniff is how much of a file is checked for a NUL byte, as git does.
 	binarySniff = 8 << 10
 	maxPathLen  = 4096
@@ -357,7 +358,7 @@ func (b *Box) confine(ctx context.Context, key, rev, p string) (source.EntryInfo
 				return source.EntryInfo{}, refuse("%s is not a directory at %s, so %s does not exist", parent, key, p)
 			}
 		}
-		return source.EntryInfo{}, refuse("%s does not exist at %s; list_files or grep can find the right path", p, key)
+		return source.EntryInfo{}, refuse("%s does not exist at %s%s", p, key, b.suggest(ctx, rev, path.Base(p), "; list_files or grep can find the right path"))
 	}
 	if err != nil {
 		return source.EntryInfo{}, err
@@ -388,4 +389,57 @@ func cut(s string, limit int) (string, bool) {
 		keep--
 	}
 	return strings.TrimSuffix(s[:keep], "\n") + note(len(s)-keep), true
+}
+
+// cutLine shortens one long line of a search's answer to about maxLine bytes, at a space when
+// one is near the end, else at a rune boundary, and says how many characters are left out.
+func cutLine(s string) string {
+	if len(s) <= maxLine {
+		return s
+	}
+	k := maxLine
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	if sp := strings.LastIndexAny(s[:k], " \t"); sp >= maxLine*2/3 {
+		k = sp
+	}
+	return fmt.Sprintf("%s [… %d more characters]", strings.TrimRight(s[:k], " \t"), utf8.RuneCountInString(s[k:]))
+}
+
+// maxSuggestions caps the paths a "did you mean" lists.
+const maxSuggestions = 5
+
+// suggest lists, after "; ", the files and directories at rev whose base name matches name (a
+// path.Match pattern, compared without regard to case), for an answer that says a path does
+// not exist; none gives orElse. A failure to list is not the caller's concern: it gives
+// orElse.
+func (b *Box) suggest(ctx context.Context, rev, name, orElse string) string {
+	name = strings.ToLower(name)
+	if name == "" || name == "." || name == "**" {
+		return orElse
+	}
+	files, err := b.repo.ListFiles(ctx, rev, ".")
+	if err != nil {
+		return orElse
+	}
+	var found []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		for p, dir := f, ""; p != "." && !seen[p]; p, dir = path.Dir(p), "/" {
+			seen[p] = true
+			if ok, _ := path.Match(name, strings.ToLower(path.Base(p))); ok {
+				found = append(found, p+dir)
+			}
+		}
+	}
+	if len(found) == 0 {
+		return orElse
+	}
+	more := ""
+	if len(found) > maxSuggestions {
+		more = fmt.Sprintf(" and %d more", len(found)-maxSuggestions)
+		found = found[:maxSuggestions]
+	}
+	return fmt.Sprintf("; did you mean %s%s?", strings.Join(found, ", "), more)
 }
