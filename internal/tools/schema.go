@@ -89,8 +89,9 @@ func (b *Box) Tools() []provider.Tool {
 		{
 			Name: ReadDependency,
 			Description: fmt.Sprintf("Read the source of a Go dependency at the version the repository's go.mod pins at head "+
-				"(following replace directives to other modules), from this machine's module cache; nothing is downloaded, so a "+
-				"module not in the cache is an error. Give the module (or a package path inside it) and a path inside the module: "+
+				"(following replace directives to other modules), from this machine's module cache, when its checksum is the "+
+				"one go.sum pins. A version the cache lacks is downloaded through the Go module proxy where council may "+
+				"download; where it may not, the answer says so. Give the module (or a package path inside it) and a path inside the module: "+
 				"a file is returned numbered like read_file (cut after %d bytes; give start_line and end_line for part of it), "+
 				"a directory or no path lists its files. With pattern, searches the file or every file under the directory "+
 				"for a Go RE2 regular expression instead and answers \"path:line: text\", at most %d matches. Vendored "+

@@ -1,16 +1,19 @@
 // Package tools is the read-only repository tools a reviewer may call while it reviews: read a
 // file (or a range of it) at the change's base or head, grep, list files, the log of a path,
-// and read a Go dependency's source at the version go.mod pins, where this machine already
-// has it. A Box serves one conversation under a budget of calls and bytes and records every
-// call.
+// and read a Go dependency's source at the version go.mod pins, from the module cache, which
+// the go command fills when the caller allows downloads. A Box serves one conversation under
+// a budget of calls and bytes and records every call.
 //
 // What the model sends is untrusted, and so is the repository under review. The tools must
-// never write, never run anything but fixed git commands, never read the work tree or anything
-// outside the repository's objects (but the module cache directory the caller names, which
-// read_dependency reads and nothing else does), never follow a symbolic link or enter a
-// submodule, never touch the network, never read the environment, and never let the model
-// choose a revision: it says "head" or "base", and the Box maps those onto the revisions it
-// was built with. Whatever the input, a call answers a tool error, never a panic.
+// never write, never run anything but fixed git commands and, to download a module version
+// that go.mod and go.sum pin, `go mod download` outside the repository, never read the work
+// tree or anything outside the repository's objects (but the module cache directory the
+// caller names, which read_dependency reads and nothing else does), never follow a symbolic
+// link or enter a submodule, never touch the network but through that go command, never
+// read the environment (the caller gives the go command its environment), and never let the
+// model choose a revision: it says "head" or "base", and the Box maps those onto the
+// revisions it was built with. Whatever the input, a call answers a tool error, never a
+// panic.
 package tools
 
 import (
@@ -76,11 +79,16 @@ type Limits struct {
 	// default 5s.
 	GrepTimeout time.Duration
 	// ModuleCache is the Go module cache directory (GOMODCACHE) read_dependency reads
-	// dependencies from, read-only: the one place outside the repository the tools read. The
-	// caller finds it ($GOMODCACHE, else what `go env GOMODCACHE` says), once; the tools
-	// never run go nor read the environment. "" leaves read_dependency answering that no
-	// module cache is configured.
+	// dependencies from: the one place outside the repository the tools read, and where the
+	// go command puts what Download downloads. The caller finds it ($GOMODCACHE, else what
+	// `go env GOMODCACHE` says), once; the tools never read the environment. "" leaves
+	// read_dependency answering that no module cache is configured.
 	ModuleCache string
+	// Download lets read_dependency download a module version that go.mod and go.sum pin and
+	// the cache lacks. nil never downloads; NoDownload then says why, to the model (for
+	// example "tools.download_modules is false in .council.yaml").
+	Download   *Download
+	NoDownload string
 }
 
 // Defaults of Limits.
@@ -123,6 +131,11 @@ type Call struct {
 	Bytes     int    `json:"bytes"` // bytes returned to the model
 	Truncated bool   `json:"truncated,omitempty"`
 	Error     string `json:"error,omitempty"` // the tool error the model got
+	// Download is the module version read_dependency asked the go command to download for
+	// this call, or whose download by another call it waited for or found failed, and
+	// DownloadMS how long this call waited; failed downloads are recorded too.
+	Download   string `json:"download,omitempty"`
+	DownloadMS int64  `json:"download_ms,omitempty"`
 }
 
 // Box serves the tools to one conversation (one reviewer on one unit). It is safe for
