@@ -21,12 +21,12 @@ import (
 // "," and "|" fallbacks, and "direct"), GOPRIVATE, GONOPROXY, GONOSUMDB, GOSUMDB, GOINSECURE,
 // GOFLAGS, the go env file and netrc or GOAUTH credentials mean what they mean to the go
 // command, the checksum database is consulted as it would be, and the cache is filled the
-// go command's way, under its locks. It runs in a temporary directory that holds nothing but a
-// go.mod of its own, never in the repository, so that no go.mod or go.work of the change (nor
-// one in a directory above) can alter it,
-// with GOTOOLCHAIN=local (no toolchain is fetched), GOWORK=off and GO111MODULE=on; it builds
-// nothing and runs no code of the module. read_dependency then checks the cache's checksum of
-// the download against go.sum, as it checks every module it reads.
+// go command's way, under its locks. It runs in a temporary directory that holds nothing but
+// a go.mod of its own, never in the repository, so that no go.mod or go.work of the change
+// (nor one in a directory above) can alter it, with GOTOOLCHAIN=local (no toolchain is
+// fetched), GOWORK=off and GO111MODULE=on; it builds nothing and runs no code of the module.
+// read_dependency then checks the cache's checksum of the download against go.sum, as it
+// checks every module it reads.
 //
 // A Download is shared by the Boxes of a run: while one call downloads a module version,
 // another call that needs it waits for that download instead of starting its own.
@@ -134,7 +134,7 @@ func goModDownload(ctx context.Context, dl *Download, cache string, d dep, timeo
 	cmd.Stdout, cmd.Stderr = &limitedBuffer{b: &stdout}, &limitedBuffer{b: &stderr}
 	runErr := cmd.Run()
 	if ctx.Err() != nil {
-		return refuse("downloading %s took longer than %s and was stopped; the module proxy may be slow or unreachable: try again later, or read the repository's own code", d, timeout)
+		return refuse("downloading %s took longer than %s and was stopped; the module proxy may be slow or unreachable, and this review does not try again: read the repository's own code instead", d, timeout)
 	}
 	if runErr == nil {
 		return nil

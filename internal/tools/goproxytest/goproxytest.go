@@ -276,12 +276,23 @@ func (s *Server) Release() {
 }
 
 // Env is an environment for the go command that downloads from s, and from nowhere else,
-// into cache: no go env file, no private patterns, the test's PATH, a home of its own.
+// into cache: no go env file, no private patterns, the test's PATH, a home of its own, where
+// Go telemetry is off, so that no process the go command leaves behind writes there while
+// the test removes it.
 func (s *Server) Env(t testing.TB, cache string) []string {
+	t.Helper()
+	home := t.TempDir()
+	mode := filepath.Join(home, ".config", "go", "telemetry", "mode")
+	if err := os.MkdirAll(filepath.Dir(mode), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mode, []byte("off"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return []string{
 		"GOPROXY=" + s.URL, "GOSUMDB=" + s.SumDB, "GOMODCACHE=" + cache,
 		"GOENV=off", "GOFLAGS=", "GOPRIVATE=", "GONOPROXY=", "GONOSUMDB=", "GONOSUMCHECK=", "GOINSECURE=", "GOVCS=",
-		"HOME=" + t.TempDir(), "GOCACHE=" + t.TempDir(), "PATH=" + os.Getenv("PATH"),
+		"HOME=" + home, "XDG_CONFIG_HOME=", "GOCACHE=" + t.TempDir(), "PATH=" + os.Getenv("PATH"),
 	}
 }
 
