@@ -26,6 +26,7 @@ require (
 	github.com/tree-sitter/tree-sitter-python v0.25.0
 	github.com/tree-sitter/tree-sitter-rust v0.24.0
 	github.com/tree-sitter/tree-sitter-typescript v0.23.2
+	golang.org/x/mod v0.42.0
 	modernc.org/sqlite v1.62.0
 )
 

@@ -222,6 +222,9 @@ func reviewRun(ctx context.Context, f *Factory, o *ReviewOptions) error {
 		NoTools: o.NoTools, NoValidate: o.NoValidate, NoLearnings: o.NoLearnings, RulesOnly: o.RulesOnly,
 		Version: Version,
 	}
+	if f.Environ != nil {
+		eo.Env = f.Environ()
+	}
 	if o.PR == "" {
 		sess, err := engine.Open(ctx, eo)
 		if err != nil {

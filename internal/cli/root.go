@@ -35,6 +35,9 @@ const (
 type Factory struct {
 	Out, Err io.Writer
 	Getenv   func(string) string
+	// Environ is the whole environment, which the go command gets when a reviewer's
+	// read_dependency downloads a module (GOPROXY, GOMODCACHE, ...); os.Environ when nil.
+	Environ func() []string
 	// NewClient makes the model client for a provider; the default uses the official SDKs.
 	NewClient func(name string, s ProviderSettings) (provider.Client, error)
 }

@@ -39,13 +39,21 @@ processes share the work (--role web takes webhooks, --role worker runs reviews)
 
 Settings come from --config FILE and the environment, under the same names either way
 (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY_FILE, GITHUB_WEBHOOK_SECRET, ANTHROPIC_API_KEY, ...;
-docs/server.md lists them all); the environment wins over the file, and flags over both.`,
+docs/server.md lists them all); the environment wins over the file, and flags over both.
+
+Reviewers read Go dependencies from the worker's module cache; COUNCIL_DOWNLOAD_MODULES=true
+lets them have the go command download a version the cache lacks (off by default: a shared
+server's egress and module credentials, and pull requests naming modules, are yours to
+allow).`,
 		Example: `  # one machine: SQLite store and queue in ./council.db, port 8080
   council serve
 
   # several machines on one Postgres
   council serve --database-url postgres://council@db/council --role web
-  council serve --database-url postgres://council@db/council --role worker`,
+  council serve --database-url postgres://council@db/council --role worker
+
+  # let reviewers download Go modules the workers' module cache lacks
+  COUNCIL_DOWNLOAD_MODULES=true GOPROXY=https://proxy.golang.org council serve`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Role != "" && !slices.Contains(server.Roles, o.Role) {

@@ -111,6 +111,10 @@ type Tools struct {
 	MaxTotalBytes int  `yaml:"max_total_bytes"` // of all tool results together
 	MaxTurns      int  `yaml:"max_turns"`       // model requests, the final answer included
 	MaxTokens     int  `yaml:"max_tokens"`      // prompt and answer tokens of one conversation; the next turn must answer
+	// DownloadModules lets read_dependency have the go command download a module version
+	// go.mod and go.sum pin that the module cache lacks (council serve only with
+	// COUNCIL_DOWNLOAD_MODULES too).
+	DownloadModules bool `yaml:"download_modules"`
 }
 
 // Validate turns the validation stage (is each finding real, new, specific, actionable) on or
@@ -207,7 +211,7 @@ func Default() Config {
 		Comments:     Comments{SeverityFloor: finding.Nit, MaxAskNits: DefaultMaxAskNits},
 		Output:       Output{Format: []string{"markdown"}},
 		ContextLines: 10,
-		Tools:        Tools{Enabled: true, MaxCalls: 20, MaxBytes: 20000, MaxTotalBytes: 200000, MaxTurns: 8, MaxTokens: 400000},
+		Tools:        Tools{Enabled: true, MaxCalls: 20, MaxBytes: 20000, MaxTotalBytes: 200000, MaxTurns: 8, MaxTokens: 400000, DownloadModules: true},
 		Validate:     Validate{Enabled: true},
 		Bench:        Bench{SimilarityThreshold: DefaultSimilarityThreshold, LineWindow: 3, AIReviewers: DefaultAIReviewers},
 	}

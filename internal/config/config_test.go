@@ -68,6 +68,7 @@ tools:
   max_total_bytes: 4000
   max_turns: 3
   max_tokens: 50000
+  download_modules: false
 validate:
   enabled: false
 bench:
@@ -135,7 +136,7 @@ func TestParseFull(t *testing.T) {
 func TestDefaultToolsAndValidate(t *testing.T) {
 	t.Parallel()
 	d := Default()
-	want := Tools{Enabled: true, MaxCalls: 20, MaxBytes: 20000, MaxTotalBytes: 200000, MaxTurns: 8, MaxTokens: 400000}
+	want := Tools{Enabled: true, MaxCalls: 20, MaxBytes: 20000, MaxTotalBytes: 200000, MaxTurns: 8, MaxTokens: 400000, DownloadModules: true}
 	if diff := cmp.Diff(want, d.Tools); diff != "" {
 		t.Errorf("Default().Tools mismatch (-want +got):\n%s", diff)
 	}
@@ -670,7 +671,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown tools key",
 			in:   "tools:\n  max_call: 3\n",
-			want: ".council.yaml:2:3: tools.max_call: unknown key (allowed: enabled, max_calls, max_bytes, max_total_bytes, max_turns, max_tokens)",
+			want: ".council.yaml:2:3: tools.max_call: unknown key (allowed: enabled, max_calls, max_bytes, max_total_bytes, max_turns, max_tokens, download_modules)",
 			key:  "tools.max_call",
 		},
 		{

@@ -72,6 +72,14 @@ type Options struct {
 	NoValidate bool // findings are not checked by the validator
 	RulesOnly  bool // only the deterministic rules run: no model at all
 
+	// NoDownload, when set, keeps read_dependency from downloading a module version the
+	// module cache lacks, whatever tools.download_modules says, and is what the model is told
+	// why (council serve without COUNCIL_DOWNLOAD_MODULES).
+	NoDownload string
+	// Env is the environment the go command gets to find the module cache and download
+	// modules into it (GOMODCACHE, GOPROXY, GOPRIVATE, ...); nil: the process's.
+	Env []string
+
 	// LearningsFile is a learnings file on disk used instead of the base revision's
 	// .council/learnings.yaml (council bench run --learnings): the caller vouches for it, so
 	// unlike the base revision's, one that cannot be read or parsed is an error.
@@ -107,6 +115,9 @@ type Session struct {
 	switched bool
 	stages   *ledger.Stages
 	heads    sync.Map // path -> []string, file content at head
+	// toolLimits are made once, so that the conversations of the run share one module cache
+	// and its downloads.
+	toolLimits func() tools.Limits
 }
 
 // Open loads the change and the config that applies to it (from the base revision).
@@ -115,6 +126,7 @@ func Open(ctx context.Context, o Options) (_ *Session, err error) {
 		o.Now = time.Now
 	}
 	s := &Session{opts: o, stages: ledger.NewStages(o.Now)}
+	s.toolLimits = sync.OnceValue(s.newToolLimits)
 	defer func() {
 		if err != nil && s.git != nil {
 			_ = s.git.Close()
@@ -886,7 +898,7 @@ func (s *Session) toolbox() func() review.Toolbox {
 	if s.opts.NoTools || !s.Config.Tools.Enabled {
 		return nil
 	}
-	l := tools.Limits{MaxCalls: s.Config.Tools.MaxCalls, MaxBytes: s.Config.Tools.MaxBytes, MaxTotalBytes: s.Config.Tools.MaxTotalBytes, ModuleCache: goModCache()}
+	l := s.toolLimits()
 	return func() review.Toolbox { return tools.New(s.git, s.Change.BaseSHA, s.Change.HeadSHA, l) }
 }
 
@@ -894,23 +906,57 @@ func (s *Session) toolbox() func() review.Toolbox {
 // file's diff.
 const validatorContextFloor = 2000
 
-// goModCache is the Go module cache the read_dependency tool reads: $GOMODCACHE, else `go env
-// GOMODCACHE`, asked once; "" without a go command (the tool then says the module is not on
-// this machine). It runs outside the repository with GOTOOLCHAIN=local, so that no go.mod or go.work of the
-// change can make it download a toolchain.
-var goModCache = sync.OnceValue(func() string {
-	if d := os.Getenv("GOMODCACHE"); d != "" {
-		return d
+// newToolLimits are the tools' limits from the config, with the module cache read_dependency
+// reads and, when allowed, what the go command needs to download into it.
+func (s *Session) newToolLimits() tools.Limits {
+	env := s.opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	t := s.Config.Tools
+	l := tools.Limits{MaxCalls: t.MaxCalls, MaxBytes: t.MaxBytes, MaxTotalBytes: t.MaxTotalBytes, ModuleCache: goModCache(env)}
+	switch {
+	case s.opts.NoDownload != "":
+		l.NoDownload = s.opts.NoDownload
+	case !t.DownloadModules:
+		l.NoDownload = "tools.download_modules is false in " + s.ConfigSource
+	default:
+		l.Download = &tools.Download{Env: slices.DeleteFunc(slices.Clone(env), councilSecret)}
+	}
+	return l
+}
+
+// councilSecret reports whether an environment entry is one of council's own settings, which
+// hold its model keys, its GitHub App's key and its database's password: the go command that
+// downloads modules has no use for them.
+func councilSecret(kv string) bool {
+	for _, prefix := range []string{"ANTHROPIC_", "OPENAI_", "COUNCIL_", "GITHUB_APP_", "GITHUB_WEBHOOK_"} {
+		if strings.HasPrefix(kv, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// goModCache is the Go module cache the read_dependency tool reads: GOMODCACHE in env, else
+// what `go env GOMODCACHE` says with env; "" without a go command (the tool then says the
+// module is not on this machine). It runs outside the repository with GOTOOLCHAIN=local, so
+// that no go.mod or go.work of the change can make it download a toolchain.
+func goModCache(env []string) string {
+	for _, kv := range slices.Backward(env) {
+		if d, ok := strings.CutPrefix(kv, "GOMODCACHE="); ok && d != "" {
+			return d
+		}
 	}
 	cmd := exec.Command("go", "env", "GOMODCACHE")
 	cmd.Dir = os.TempDir()
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=")
+	cmd.Env = append(slices.Clone(env), "GOTOOLCHAIN=local", "GOFLAGS=")
 	out, err := cmd.Output()
 	if err != nil {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
-})
+}
 
 // audit is a reviewer's trail through the repository tools: what it read, and every call.
 func audit(boxes []review.Toolbox) (examined []string, calls []report.ToolCall) {
@@ -921,7 +967,8 @@ func audit(boxes []review.Toolbox) (examined []string, calls []report.ToolCall) 
 			continue
 		}
 		for _, c := range box.Calls() {
-			calls = append(calls, report.ToolCall{Tool: c.Tool, Input: c.Input, Bytes: c.Bytes, Truncated: c.Truncated, Error: c.Error})
+			calls = append(calls, report.ToolCall{Tool: c.Tool, Input: c.Input, Bytes: c.Bytes, Truncated: c.Truncated, Error: c.Error,
+				Download: c.Download, DownloadMS: c.DownloadMS})
 			if c.Tool != tools.ReadFile || c.Error != "" {
 				continue
 			}

@@ -148,6 +148,10 @@ type ToolCall struct {
 	Bytes     int    `json:"bytes"` // returned to the model
 	Truncated bool   `json:"truncated,omitempty"`
 	Error     string `json:"error,omitempty"` // why it was refused or failed
+	// Download is the module version read_dependency had the go command download for the
+	// call (or waited for), and DownloadMS how long the call waited.
+	Download   string `json:"download,omitempty"`
+	DownloadMS int64  `json:"download_ms,omitempty"`
 }
 
 // Coverage is the manifest of what was and was not reviewed.

@@ -54,7 +54,11 @@ type Config struct {
 	FetchPollInterval       string  `yaml:"COUNCIL_POLL_INTERVAL"`            // how often a worker looks for jobs without a notification
 	InstallationClientTTL   string  `yaml:"COUNCIL_INSTALLATION_CLIENT_TTL"`  // how long one installation's client (and token cache) is kept
 	ReplayDir               string  `yaml:"COUNCIL_REPLAY"`                   // answer model requests from recordings (tests, demos)
-	durations               map[string]time.Duration
+	// DownloadModules lets read_dependency download a Go module version the worker's module
+	// cache lacks; off, the reviewers read only what the cache holds.
+	DownloadModules bool `yaml:"COUNCIL_DOWNLOAD_MODULES"`
+
+	durations map[string]time.Duration
 }
 
 // Defaults of the settings that have one.

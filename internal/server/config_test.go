@@ -53,16 +53,21 @@ func TestLoadConfigFinish(t *testing.T) {
 				if d := cmp.Diff(want, got); d != "" {
 					t.Errorf("defaults (-want +got):\n%s", d)
 				}
+				// A server downloads no Go module unless told to, and its reviewers are told why.
+				if why := (&Server{cfg: c}).noDownload(); c.DownloadModules || !strings.Contains(why, "COUNCIL_DOWNLOAD_MODULES=true") {
+					t.Errorf("DownloadModules = %v, the reviewers are told %q", c.DownloadModules, why)
+				}
 			},
 		},
 		{
 			name: "durations and numbers",
 			env: fullEnv("COUNCIL_JOB_TIMEOUT", "90s", "COUNCIL_RESCUE_AFTER", "2m", "COUNCIL_POLL_INTERVAL", "50ms",
-				"COUNCIL_WORKERS", " 8 ", "COUNCIL_MONTHLY_BUDGET_USD", "12.5", "COUNCIL_REVIEW_DRAFTS", "true", "GITHUB_APP_ID", "123"),
+				"COUNCIL_WORKERS", " 8 ", "COUNCIL_MONTHLY_BUDGET_USD", "12.5", "COUNCIL_REVIEW_DRAFTS", "true", "GITHUB_APP_ID", "123",
+				"COUNCIL_DOWNLOAD_MODULES", "true"),
 			check: func(t *testing.T, c Config) {
 				got := []any{c.Duration("COUNCIL_JOB_TIMEOUT"), c.Duration("COUNCIL_RESCUE_AFTER"), c.Duration("COUNCIL_POLL_INTERVAL"),
-					c.Workers, c.MonthlyBudgetUSD, c.ReviewDrafts, c.AppID}
-				want := []any{90 * time.Second, 2 * time.Minute, 50 * time.Millisecond, 8, 12.5, true, int64(123)}
+					c.Workers, c.MonthlyBudgetUSD, c.ReviewDrafts, c.AppID, c.DownloadModules, (&Server{cfg: c}).noDownload()}
+				want := []any{90 * time.Second, 2 * time.Minute, 50 * time.Millisecond, 8, 12.5, true, int64(123), true, ""}
 				if d := cmp.Diff(want, got); d != "" {
 					t.Errorf("(-want +got):\n%s", d)
 				}

@@ -210,6 +210,7 @@ func (s *Server) reviewPR(ctx context.Context, a ReviewArgs, log *slog.Logger) (
 		Clone: dir, Credential: cred,
 		Engine: engine.Options{
 			Provider: s.cfg.Provider, DefaultProvider: s.defaultProvider(), Model: s.cfg.Model, Version: s.version,
+			NoDownload: s.noDownload(),
 		},
 		Post: true, CheckRun: s.cfg.CheckRun, Full: a.Full, Layout: s.cfg.Layout,
 		Client: func(sess *engine.Session) (provider.Client, error) {
@@ -238,6 +239,15 @@ func (s *Server) reviewPR(ctx context.Context, a ReviewArgs, log *slog.Logger) (
 	}
 	out.skipped, out.rep, out.posted, out.ran = res.Skipped, res.Report, res.Posted, true
 	return out, nil
+}
+
+// noDownload says why the reviewers' read_dependency does not download modules on this
+// server, or "" when it may.
+func (s *Server) noDownload() string {
+	if s.cfg.DownloadModules {
+		return ""
+	}
+	return "this council server downloads modules only with COUNCIL_DOWNLOAD_MODULES=true"
 }
 
 // budgetMarker marks the comment that says an installation's monthly budget is spent, once

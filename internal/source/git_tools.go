@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -89,19 +90,19 @@ const GrepTimeout = 10 * time.Second
 const MaxGrepBytes = 1 << 20
 
 // Grep runs git grep over the blobs of rev: pattern is a POSIX extended regular expression,
-// pathGlob (optional) a pathspec glob ("**" crosses directories, "*" does not), binary files
-// are skipped. It returns at most maxMatches matches (all when maxMatches <= 0, up to
+// pathGlobs (optional) pathspec globs, a file matching any one is searched ("**" crosses
+// directories, "*" does not; see Files), binary files are skipped. It returns at most maxMatches matches (all when maxMatches <= 0, up to
 // MaxGrepBytes of output) and whether more were cut. A grep that runs out of time, its own
 // GrepTimeout or the context's deadline, is an error wrapping context.DeadlineExceeded.
-func (g *Git) Grep(ctx context.Context, rev, pattern, pathGlob string, maxMatches int) ([]GrepMatch, bool, error) {
+func (g *Git) Grep(ctx context.Context, rev, pattern string, pathGlobs []string, maxMatches int) ([]GrepMatch, bool, error) {
 	if err := checkRev(rev); err != nil {
 		return nil, false, fmt.Errorf("grep: %w", err)
 	}
 	if pattern == "" {
 		return nil, false, errors.New("grep: empty pattern")
 	}
-	if strings.ContainsRune(pattern, 0) || strings.ContainsRune(pathGlob, 0) {
-		return nil, false, errors.New("grep: pattern and path glob cannot contain NUL")
+	if strings.ContainsRune(pattern, 0) || slices.ContainsFunc(pathGlobs, hasNUL) {
+		return nil, false, errors.New("grep: pattern and path globs cannot contain NUL")
 	}
 	timed, cancelTimeout := context.WithTimeout(ctx, GrepTimeout)
 	defer cancelTimeout()
@@ -115,9 +116,7 @@ func (g *Git) Grep(ctx context.Context, rev, pattern, pathGlob string, maxMatche
 	// behind -e, and the glob behind "--".
 	args := []string{"grep", "-n", "-I", "-E", "-z",
 		"--no-color", "--no-column", "--no-textconv", "--no-recurse-submodules", "-e", pattern, rev, "--"}
-	if pathGlob != "" {
-		args = append(args, ":(glob)"+pathGlob)
-	}
+	args = append(args, globSpecs(pathGlobs)...)
 	cmd := g.command(run, args...)
 	cmd.WaitDelay = time.Second
 	stdout, err := cmd.StdoutPipe()
@@ -155,6 +154,51 @@ func (g *Git) Grep(ctx context.Context, rev, pattern, pathGlob string, maxMatche
 		return nil, false, &GitError{Args: args, Stderr: stderr.String(), Err: waitErr}
 	}
 	return matches, false, nil
+}
+
+// Files lists the paths of rev (files, symbolic links and submodules) that match one of
+// pathGlobs, pathspec globs as Grep takes them: a glob with a wildcard must match the whole
+// path, "**" crossing directories and "*" not ("dir/*" does not match "dir/sub/x.go"); one
+// without a wildcard matches that path and everything under it. It answers what Grep
+// searched, before the pattern and the binary files are applied.
+func (g *Git) Files(ctx context.Context, rev string, pathGlobs []string) ([]string, error) {
+	if err := checkRev(rev); err != nil {
+		return nil, fmt.Errorf("list files: %w", err)
+	}
+	if len(pathGlobs) == 0 || slices.ContainsFunc(pathGlobs, hasNUL) {
+		return nil, errors.New("list files: give path globs without NUL")
+	}
+	// ls-tree takes no pathspec magic; a diff from the empty tree lists every path of rev
+	// with the same pathspec matching as grep. The empty tree's name depends on the
+	// repository's hash (SHA-1 or SHA-256): git computes it, writing nothing.
+	empty, err := g.run(ctx, "hash-object", "-t", "tree", "--stdin")
+	if err != nil {
+		return nil, fmt.Errorf("list files at %s: %w", short(rev), err)
+	}
+	args := append([]string{"diff-tree", "-r", "-z", "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv",
+		strings.TrimSpace(string(empty)), rev, "--"}, globSpecs(pathGlobs)...)
+	out, err := g.run(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list files at %s: %w", short(rev), err)
+	}
+	var files []string
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+func hasNUL(s string) bool { return strings.ContainsRune(s, 0) }
+
+// globSpecs turns globs into git pathspecs with glob magic, so that "*" stays in a directory.
+func globSpecs(globs []string) []string {
+	specs := make([]string, 0, len(globs))
+	for _, g := range globs {
+		specs = append(specs, ":(glob)"+g)
+	}
+	return specs
 }
 
 // readGrep parses git grep -n -z output: "<rev>:<path>\0<line>\0<text>\n" per match. A path may

@@ -118,7 +118,7 @@ func TestGrep(t *testing.T) {
 	tests := []struct {
 		name      string
 		pattern   string
-		glob      string
+		globs     []string
 		max       int
 		want      []GrepMatch
 		truncated bool
@@ -135,13 +135,13 @@ func TestGrep(t *testing.T) {
 			{Path: "dir/sub/hello.go", Line: 4, Text: "func hello() {}"},
 			{Path: "main.go", Line: 3, Text: "func main() { hello() }"},
 		}},
-		{name: "glob", pattern: "hello", glob: "**/*.go", want: []GrepMatch{
+		{name: "glob", pattern: "hello", globs: []string{"**/*.go"}, want: []GrepMatch{
 			{Path: "dir/sub/hello.go", Line: 3, Text: "// hello says hello."},
 			{Path: "dir/sub/hello.go", Line: 4, Text: "func hello() {}"},
 			{Path: "main.go", Line: 3, Text: "func main() { hello() }"},
 		}},
-		{name: "glob star stays in its directory", pattern: "hello", glob: "dir/*.go"},
-		{name: "directory glob", pattern: "hello", glob: "dir", want: []GrepMatch{
+		{name: "glob star stays in its directory", pattern: "hello", globs: []string{"dir/*.go"}},
+		{name: "directory glob", pattern: "hello", globs: []string{"dir"}, want: []GrepMatch{
 			{Path: "dir/notes.txt", Line: 1, Text: "hello from notes"},
 			{Path: "dir/sub/hello.go", Line: 3, Text: "// hello says hello."},
 			{Path: "dir/sub/hello.go", Line: 4, Text: "func hello() {}"},
@@ -160,7 +160,7 @@ func TestGrep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, truncated, err := g.Grep(context.Background(), "HEAD", tt.pattern, tt.glob, tt.max)
+			got, truncated, err := g.Grep(context.Background(), "HEAD", tt.pattern, tt.globs, tt.max)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,21 +174,52 @@ func TestGrep(t *testing.T) {
 	}
 }
 
+// TestFiles: Files answers the paths grep would search for the same globs, binary files,
+// symbolic links and submodules included.
+func TestFiles(t *testing.T) {
+	t.Parallel()
+	_, g := toolsRepo(t)
+	tests := []struct {
+		globs []string
+		want  []string
+	}{
+		{[]string{"**/*.go"}, []string{"*.go", "dir/sub/hello.go", "main.go"}},
+		{[]string{"dir/*"}, []string{"dir/notes.txt"}},
+		{[]string{"dir"}, []string{"dir/notes.txt", "dir/sub/hello.go"}},
+		{[]string{"**/sub", "**/sub/**"}, []string{"dir/sub/hello.go"}},
+		{[]string{"img.bin", "leak", "vendor/mod"}, []string{"img.bin", "leak", "vendor/mod"}},
+		{[]string{"dirlink/**"}, nil},
+		{[]string{"nope/*.go"}, nil},
+	}
+	for _, tt := range tests {
+		got, err := g.Files(context.Background(), "HEAD", tt.globs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Files(%q) (-want +got):\n%s", tt.globs, diff)
+		}
+	}
+	if _, err := g.Files(context.Background(), "-HEAD", []string{"x"}); err == nil {
+		t.Error("revision starting with '-': no error")
+	}
+}
+
 func TestGrepErrors(t *testing.T) {
 	t.Parallel()
 	_, g := toolsRepo(t)
 	ctx := context.Background()
 	var gitErr *GitError
-	if _, _, err := g.Grep(ctx, "HEAD", "a{", "", 0); !errors.As(err, &gitErr) || !strings.Contains(err.Error(), "Unmatched") {
+	if _, _, err := g.Grep(ctx, "HEAD", "a{", nil, 0); !errors.As(err, &gitErr) || !strings.Contains(err.Error(), "Unmatched") {
 		t.Errorf("bad regex: err = %v, want a GitError saying what is wrong", err)
 	}
-	if _, _, err := g.Grep(ctx, "-HEAD", "x", "", 0); err == nil {
+	if _, _, err := g.Grep(ctx, "-HEAD", "x", nil, 0); err == nil {
 		t.Error("revision starting with '-': no error")
 	}
-	if _, _, err := g.Grep(ctx, "HEAD", "", "", 0); err == nil {
+	if _, _, err := g.Grep(ctx, "HEAD", "", nil, 0); err == nil {
 		t.Error("empty pattern: no error")
 	}
-	if _, _, err := g.Grep(ctx, "HEAD", "a\x00b", "", 0); err == nil {
+	if _, _, err := g.Grep(ctx, "HEAD", "a\x00b", nil, 0); err == nil {
 		t.Error("NUL in pattern: no error")
 	}
 }
@@ -207,7 +238,7 @@ func TestGrepTimeout(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, _, err = g.Grep(ctx, "HEAD", "(a+)+$", "", 0)
+	_, _, err = g.Grep(ctx, "HEAD", "(a+)+$", nil, 0)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
 	}
@@ -225,7 +256,7 @@ func TestGrepOutputCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, truncated, err := g.Grep(context.Background(), "HEAD", "x", "", 0)
+	got, truncated, err := g.Grep(context.Background(), "HEAD", "x", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

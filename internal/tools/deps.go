@@ -15,14 +15,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
-// read_dependency reads a Go dependency's source where this machine already has it, at the
-// version the go.mod at the change's head pins: in the module cache directory the caller
-// names (Limits.ModuleCache). It never downloads anything and never runs go: a module the
-// cache does not hold is a tool error. Vendored code needs no such tool: vendor/ is part of
-// the repository, and read_file and grep read it at head.
+// read_dependency reads a Go dependency's source at the version the go.mod at the change's
+// head pins, from the module cache directory the caller names (Limits.ModuleCache), and only
+// when the cache's checksum of that version's code is the one go.sum at head pins. A version
+// the cache lacks is downloaded by the go command when the caller allows it
+// (Limits.Download), else it is a tool error. Vendored code needs no such tool: vendor/ is
+// part of the repository, and read_file and grep read it at head.
 
 type readDependencyInput struct {
 	Module    string `json:"module"`
@@ -85,7 +85,11 @@ func (b *Box) readDependency(ctx context.Context, in readDependencyInput, budget
 	if p == "." {
 		rec.Path = d.String()
 	}
-	root, err := b.openModule(ctx, d, p)
+	sum, err := b.pinnedSum(ctx, d)
+	if err != nil {
+		return "", err
+	}
+	root, err := b.module(ctx, d, sum, p, rec)
 	if err != nil {
 		return "", err
 	}
@@ -340,25 +344,93 @@ func escapeModule(s string) string {
 	return sb.String()
 }
 
-// openModule opens d's directory in the module cache, refusing a symbolic link on the way.
-func (b *Box) openModule(ctx context.Context, d dep, p string) (*os.Root, error) {
-	notHere := func(why string) error {
-		msg := fmt.Sprintf("%s is not in the module cache on this machine (%s); council never downloads modules", d, why)
-		if d.note == "" {
-			if key, rev, err := b.rev("head"); err == nil {
-				if e, err := b.repo.Entry(ctx, rev, path.Join("vendor", d.path)); err == nil && e.Type == "tree" {
-					msg += fmt.Sprintf(". The repository vendors it: read vendor/%s with read_file (rev %s)", path.Join(d.path, p), key)
-				}
+// pinnedSum is the checksum go.sum at head pins for d's code (its "h1:" line for the module
+// zip): read_dependency reads only that code, as the go command builds only that.
+func (b *Box) pinnedSum(ctx context.Context, d dep) (string, error) {
+	key, rev, err := b.rev("head")
+	if err != nil {
+		return "", err
+	}
+	if _, err := b.confine(ctx, key, rev, "go.sum"); err != nil {
+		var te *toolError
+		if errors.As(err, &te) {
+			return "", refuse("go.sum at head cannot be read, so nothing pins the code of %s, and read_dependency reads only code go.sum pins (%s)", d, te.msg)
+		}
+		return "", err
+	}
+	data, err := b.repo.ReadFile(ctx, rev, "go.sum")
+	if err != nil {
+		return "", err
+	}
+	sums := parseGoSum(data)
+	if sum := sums[d.path+" "+d.version]; sum != "" {
+		return sum, nil
+	}
+	if sums[d.path+" "+d.version+"/go.mod"] != "" {
+		return "", refuse("go.sum at head pins only the go.mod of %s, not its code: the build uses none of its packages, and read_dependency reads only code go.sum pins", d)
+	}
+	return "", refuse("go.sum at head has no checksum for %s, so nothing pins its code, and read_dependency reads only code go.sum pins (the go command would refuse to build with it too)", d)
+}
+
+// parseGoSum reads go.sum's "h1:" checksums, keyed by "path version" for a module's code (its
+// zip) and "path version/go.mod" for its go.mod file. Lines it does not understand are
+// skipped, as the go command skips them.
+func parseGoSum(data []byte) map[string]string {
+	sums := map[string]string{}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && strings.HasPrefix(f[2], "h1:") {
+			sums[f[0]+" "+f[1]] = f[2]
+		}
+	}
+	return sums
+}
+
+// module opens d's directory in the module cache, checked against sum, and has the go
+// command download it first when the cache lacks it and downloads are allowed.
+func (b *Box) module(ctx context.Context, d dep, sum, p string, rec *Call) (*os.Root, error) {
+	root, why, err := b.openModule(d, sum)
+	if root != nil || err != nil {
+		return root, err
+	}
+	notHere := fmt.Sprintf("%s is not in the module cache on this machine (%s)", d, why)
+	if d.note == "" {
+		if key, rev, err := b.rev("head"); err == nil {
+			if e, err := b.repo.Entry(ctx, rev, path.Join("vendor", d.path)); err == nil && e.Type == "tree" {
+				return nil, refuse("%s. The repository vendors it: read vendor/%s with read_file (rev %s)", notHere, path.Join(d.path, p), key)
 			}
 		}
-		return refuse("%s", msg)
 	}
+	switch {
+	case b.l.ModuleCache == "":
+		return nil, refuse("%s; nothing can be downloaded without one", notHere)
+	case b.l.Download == nil:
+		why := "council does not download modules here"
+		if b.l.NoDownload != "" {
+			why += ": " + b.l.NoDownload
+		}
+		return nil, refuse("%s, and %s", notHere, why)
+	}
+	if err := b.download(ctx, d, rec); err != nil {
+		return nil, err
+	}
+	root, why, err = b.openModule(d, sum)
+	if root == nil && err == nil {
+		return nil, refuse("the go command downloaded %s, but the module cache still lacks it (%s)", d, why)
+	}
+	return root, err
+}
+
+// openModule opens d's directory in the module cache, refusing a symbolic link on the way.
+// The directory counts only when the go command finished putting it there, as the go command
+// decides it (no .partial file, a .ziphash file), and its code is what go.sum pins: the
+// .ziphash holds sum. A module the cache lacks gives a nil Root and why, and no error.
+func (b *Box) openModule(d dep, sum string) (root *os.Root, why string, err error) {
 	if b.l.ModuleCache == "" {
-		return nil, notHere("no module cache is configured")
+		return nil, "no module cache is configured", nil
 	}
 	cache, err := os.OpenRoot(b.l.ModuleCache)
 	if err != nil {
-		return nil, notHere("the module cache directory cannot be opened")
+		return nil, "the module cache directory cannot be opened", nil
 	}
 	defer cache.Close()
 	rel := escapeModule(d.path) + "@" + escapeModule(d.version)
@@ -367,20 +439,30 @@ func (b *Box) openModule(ctx context.Context, d dep, p string) (*os.Root, error)
 		fi, err := cache.Lstat(filepath.FromSlash(strings.Join(els[:i+1], "/")))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, notHere("no directory " + rel)
+			return nil, "no directory " + rel, nil
 		case err != nil:
-			return nil, notHere("unreadable")
+			return nil, "unreadable", nil
 		case fi.Mode()&fs.ModeSymlink != 0:
-			return nil, refuse("%s is a symbolic link in the module cache; symbolic links are not followed", strings.Join(els[:i+1], "/"))
+			return nil, "", refuse("%s is a symbolic link in the module cache; symbolic links are not followed", strings.Join(els[:i+1], "/"))
 		case !fi.IsDir():
-			return nil, notHere(strings.Join(els[:i+1], "/") + " is not a directory")
+			return nil, strings.Join(els[:i+1], "/") + " is not a directory", nil
 		}
 	}
-	root, err := cache.OpenRoot(filepath.FromSlash(rel))
-	if err != nil {
-		return nil, notHere("unreadable")
+	meta := filepath.FromSlash("cache/download/" + escapeModule(d.path) + "/@v/" + escapeModule(d.version))
+	if _, err := cache.Lstat(meta + ".partial"); err == nil {
+		return nil, rel + " is only partly extracted", nil
 	}
-	return root, nil
+	hash, err := cache.ReadFile(meta + ".ziphash")
+	if err != nil {
+		return nil, "no checksum of " + rel + " in cache/download", nil
+	}
+	if got := strings.TrimSpace(string(hash)); got != sum {
+		return nil, "", refuse("the module cache's copy of %s has the checksum %s, but go.sum at head pins %s: the code differs from what go.sum pins, so read_dependency does not read it (the go command would refuse it too)", d, got, sum)
+	}
+	if root, err = cache.OpenRoot(filepath.FromSlash(rel)); err != nil {
+		return nil, "unreadable", nil
+	}
+	return root, "", nil
 }
 
 // lstatIn looks up p inside a module's directory, refusing a symbolic link anywhere on its
@@ -565,14 +647,7 @@ func depGrep(ctx context.Context, root *os.Root, d dep, p string, info fs.FileIn
 				return false
 			}
 			matches++
-			if len(line) > maxGrepLine {
-				k := maxGrepLine
-				for k > 0 && !utf8.RuneStart(line[k]) {
-					k--
-				}
-				line = line[:k] + " [line cut]"
-			}
-			fmt.Fprintf(&sb, "%s:%d: %s\n", fp, i+1, strings.ToValidUTF8(line, "\uFFFD"))
+			fmt.Fprintf(&sb, "%s:%d: %s\n", fp, i+1, cutLine(strings.ToValidUTF8(line, "\uFFFD")))
 		}
 		return true
 	}

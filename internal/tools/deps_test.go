@@ -26,6 +26,11 @@ require (
 	"example.com/missing" v1.0.0
 	example.com/local v0.0.0
 	example.com/vend v1.2.0
+	example.com/modonly v1.0.0
+	example.com/nosum v1.0.0
+	example.com/differs v1.0.0
+	example.com/partial v1.0.0
+	example.com/nohash v1.0.0
 )
 
 require example.com/oneline v0.1.0
@@ -38,9 +43,27 @@ replace (
 )
 `
 
+// depsGoSum pins the modules' code, but example.com/modonly's (only its go.mod) and
+// example.com/nosum's.
+const depsGoSum = `github.com/BurntSushi/toml v1.3.2 h1:toml=
+github.com/BurntSushi/toml v1.3.2/go.mod h1:tomlmod=
+example.com/fork v1.0.1 h1:fork=
+example.com/orig v1.0.0 h1:orig=
+example.com/bin v1.0.0 h1:bin=
+example.com/missing v1.0.0 h1:missing=
+example.com/vend v1.2.0 h1:vend=
+example.com/oneline v0.1.0 h1:oneline=
+example.com/modonly v1.0.0/go.mod h1:modonly=
+example.com/differs v1.0.0 h1:pinned=
+example.com/partial v1.0.0 h1:partial=
+example.com/nohash v1.0.0 h1:nohash=
+`
+
 // depsFixture is a repository whose go.mod at head requires the modules of a module cache
 // built in t.TempDir(): one with upper-case letters in its path, a fork a replace directive
-// names, one with a binary file, symbolic links and a large file, and one vendored only.
+// names, one with a binary file, symbolic links and a large file, one vendored only, and ones
+// whose copy in the cache differs from what go.sum pins, is partly extracted, or has no
+// checksum.
 type depsFixture struct {
 	git        *source.Git
 	base, head string
@@ -56,6 +79,7 @@ func setupDeps(t *testing.T) *depsFixture {
 	f.run("commit", "-qm", "base")
 	base := f.run("rev-parse", "HEAD")
 	f.write("go.mod", depsGoMod)
+	f.write("go.sum", depsGoSum)
 	f.write("vendor/example.com/vend/vend.go", "package vend\n")
 	f.write("vendor/modules.txt", "# example.com/vend v1.2.0\n## explicit\nexample.com/vend\n")
 	f.run("add", "-A")
@@ -84,6 +108,24 @@ func setupDeps(t *testing.T) *depsFixture {
 		if err := os.Symlink(target, filepath.Join(cache, filepath.FromSlash(name))); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// What the go command records of a module it extracted: the checksum of its zip.
+	ziphash := func(modVersion, sum string) {
+		t.Helper()
+		path, version, _ := strings.Cut(modVersion, "@")
+		put("cache/download/"+path+"/@v/"+version+".ziphash", sum)
+	}
+	for mv, sum := range map[string]string{
+		"github.com/!burnt!sushi/toml@v1.3.2": "h1:toml=", "github.com/burntsushi/toml@v1.3.2": "h1:toml=",
+		"example.com/fork@v1.0.1": "h1:fork=", "example.com/orig@v1.0.0": "h1:orig=", "example.com/bin@v1.0.0": "h1:bin=",
+		"example.com/modonly@v1.0.0": "h1:modonly=", "example.com/nosum@v1.0.0": "h1:nosum=", "example.com/differs@v1.0.0": "h1:other=",
+		"example.com/partial@v1.0.0": "h1:partial=",
+	} {
+		ziphash(mv, sum+"\n")
+	}
+	put("cache/download/example.com/partial/@v/v1.0.0.partial", "")
+	for _, m := range []string{"modonly", "nosum", "differs", "partial", "nohash"} {
+		put("example.com/"+m+"@v1.0.0/"+m+".go", "package "+m+"\n")
 	}
 	put("github.com/!burnt!sushi/toml@v1.3.2/decode.go", "package toml\n\n// Decode decodes.\nfunc Decode(data string, v any) error { return nil }\n")
 	put("github.com/!burnt!sushi/toml@v1.3.2/internal/tz.go", "package internal\n\n// Local is the local zone.\nvar Local = 0\n")
@@ -138,11 +180,23 @@ func TestReadDependency(t *testing.T) {
 		{name: "a module go.mod does not require", input: `{"module":"golang.org/x/sync"}`, wantErr: true,
 			has: []string{"go.mod at head does not require golang.org/x/sync", "github.com/BurntSushi/toml", "example.com/vend"}},
 		{name: "a module the cache lacks", input: `{"module":"example.com/missing","path":"m.go"}`, wantErr: true,
-			want: "example.com/missing@v1.0.0 is not in the module cache on this machine (no directory example.com/missing@v1.0.0); council never downloads modules"},
+			want: "example.com/missing@v1.0.0 is not in the module cache on this machine (no directory example.com/missing@v1.0.0), and council does not download modules here"},
+		{name: "why downloads are off", input: `{"module":"example.com/missing","path":"m.go"}`, limits: tools.Limits{NoDownload: "tools.download_modules is false in .council.yaml"}, wantErr: true,
+			want: "example.com/missing@v1.0.0 is not in the module cache on this machine (no directory example.com/missing@v1.0.0), and council does not download modules here: tools.download_modules is false in .council.yaml"},
+		{name: "go.sum pins only the go.mod", input: `{"module":"example.com/modonly"}`, wantErr: true,
+			want: "go.sum at head pins only the go.mod of example.com/modonly@v1.0.0, not its code: the build uses none of its packages, and read_dependency reads only code go.sum pins"},
+		{name: "go.sum does not pin it", input: `{"module":"example.com/nosum"}`, wantErr: true,
+			has: []string{"go.sum at head has no checksum for example.com/nosum@v1.0.0"}, hasNot: []string{"nosum.go"}},
+		{name: "the cache's copy differs from go.sum", input: `{"module":"example.com/differs"}`, wantErr: true,
+			want: "the module cache's copy of example.com/differs@v1.0.0 has the checksum h1:other=, but go.sum at head pins h1:pinned=: the code differs from what go.sum pins, so read_dependency does not read it (the go command would refuse it too)"},
+		{name: "partly extracted", input: `{"module":"example.com/partial"}`, wantErr: true,
+			has: []string{"example.com/partial@v1.0.0 is not in the module cache on this machine (example.com/partial@v1.0.0 is only partly extracted)"}},
+		{name: "no checksum in the cache", input: `{"module":"example.com/nohash"}`, wantErr: true,
+			has: []string{"example.com/nohash@v1.0.0 is not in the module cache on this machine (no checksum of example.com/nohash@v1.0.0 in cache/download)"}},
 		{name: "a vendored module the cache lacks", input: `{"module":"example.com/vend","path":"vend.go"}`, wantErr: true,
-			has: []string{"not in the module cache on this machine", "council never downloads", "read vendor/example.com/vend/vend.go with read_file"}},
+			has: []string{"not in the module cache on this machine", "read vendor/example.com/vend/vend.go with read_file"}},
 		{name: "no module cache", input: `{"module":"github.com/BurntSushi/toml","path":"decode.go"}`, noCache: true, wantErr: true,
-			has: []string{"no module cache is configured", "council never downloads"}},
+			has: []string{"no module cache is configured", "nothing can be downloaded without one"}},
 		{name: "dot-dot in path", input: `{"module":"github.com/BurntSushi/toml","path":"../../burntsushi/toml@v1.3.2/decode.go"}`, wantErr: true,
 			has: []string{"'..' segments are refused"}, hasNot: []string{"wrong"}},
 		{name: "absolute path", input: `{"module":"github.com/BurntSushi/toml","path":"/etc/passwd"}`, wantErr: true, has: []string{"absolute path"}},

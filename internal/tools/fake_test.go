@@ -36,12 +36,17 @@ func (r *fakeRepo) Entry(_ context.Context, rev, path string) (source.EntryInfo,
 	return source.EntryInfo{Type: "blob", Mode: "100644", Size: 10}, nil
 }
 
-func (r *fakeRepo) Grep(ctx context.Context, rev, pattern, glob string, n int) ([]source.GrepMatch, bool, error) {
-	r.asked = append(r.asked, fmt.Sprintf("Grep %s %q %q %d", rev, pattern, glob, n))
+func (r *fakeRepo) Grep(ctx context.Context, rev, pattern string, globs []string, n int) ([]source.GrepMatch, bool, error) {
+	r.asked = append(r.asked, fmt.Sprintf("Grep %s %q %q %d", rev, pattern, globs, n))
 	if r.grep != nil {
 		return r.grep(ctx)
 	}
 	return nil, false, nil
+}
+
+func (r *fakeRepo) Files(_ context.Context, rev string, globs []string) ([]string, error) {
+	r.asked = append(r.asked, fmt.Sprintf("Files %s %q", rev, globs))
+	return nil, nil
 }
 
 func (r *fakeRepo) Log(_ context.Context, path, rev string, n int) ([]source.LogEntry, error) {
@@ -59,9 +64,14 @@ func TestRepoRequests(t *testing.T) {
 	}{
 		{"read_file", `{"path":"a.go","rev":"base"}`, []string{"Entry BASE a.go", "ReadFile BASE a.go"}},
 		{"read_file", `{"path":"./x/../a.go"}`, []string{"Entry HEAD a.go", "ReadFile HEAD a.go"}},
-		{"grep", `{"pattern":"x","path_glob":"*.go"}`, []string{`Grep HEAD "x" "**/*.go" 100`}},
-		{"grep", `{"pattern":"x","path_glob":"internal/*.go","rev":"base"}`, []string{`Grep BASE "x" "internal/*.go" 100`}},
-		{"grep", `{"pattern":"x","path_glob":"."}`, []string{`Grep HEAD "x" "" 100`}},
+		// A glob without a slash matches names at any depth, and what is under a directory
+		// so named; with no match, the files it matches are counted, else similar names
+		// looked for.
+		{"grep", `{"pattern":"x","path_glob":"*.go"}`, []string{`Grep HEAD "x" ["**/*.go" "**/*.go/**"] 100`, `Files HEAD ["**/*.go" "**/*.go/**"]`, "ListFiles HEAD ."}},
+		{"grep", `{"pattern":"x","path_glob":"helper.go/"}`, []string{`Grep HEAD "x" ["**/helper.go" "**/helper.go/**"] 100`, `Files HEAD ["**/helper.go" "**/helper.go/**"]`, "ListFiles HEAD ."}},
+		{"grep", `{"pattern":"x","path_glob":"internal/*.go","rev":"base"}`, []string{`Grep BASE "x" ["internal/*.go"] 100`, `Files BASE ["internal/*.go"]`, "ListFiles BASE ."}},
+		{"grep", `{"pattern":"x","path_glob":"./Makefile"}`, []string{`Grep HEAD "x" ["Makefile"] 100`, `Files HEAD ["Makefile"]`, "ListFiles HEAD ."}},
+		{"grep", `{"pattern":"x","path_glob":"."}`, []string{`Grep HEAD "x" [] 100`}},
 		{"list_files", `{}`, []string{"ListFiles HEAD ."}},
 		{"git_log", `{"path":"a.go"}`, []string{"Log a.go HEAD 10"}},
 		{"git_log", `{"path":"a.go","max":500}`, []string{"Log a.go HEAD 20"}},
@@ -82,7 +92,8 @@ func TestRepoRequests(t *testing.T) {
 
 func TestGrepResults(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("é", 400) // 800 bytes: cut on a rune boundary
+	long := strings.Repeat("é", 400)                    // 800 bytes, no space: cut on a rune boundary
+	words := "ab " + strings.Repeat("lorem ipsum ", 40) // 483 bytes, byte 300 inside "ipsum": cut before it
 	tests := []struct {
 		name    string
 		grep    func(ctx context.Context) ([]source.GrepMatch, bool, error)
@@ -96,9 +107,13 @@ func TestGrepResults(t *testing.T) {
 			}},
 		{name: "git failure", wantErr: true, want: "grep failed: disk on fire",
 			grep: func(context.Context) ([]source.GrepMatch, bool, error) { return nil, false, errors.New("disk on fire") }},
-		{name: "long line cut", want: "a.go:1: " + long[:300] + " [line cut]\n",
+		{name: "long line cut", want: "a.go:1: " + long[:300] + " [… 250 more characters]\n",
 			grep: func(context.Context) ([]source.GrepMatch, bool, error) {
 				return []source.GrepMatch{{Path: "a.go", Line: 1, Text: long}}, false, nil
+			}},
+		{name: "long line cut at a word", want: "a.go:1: " + words[:296] + " [… 187 more characters]\n",
+			grep: func(context.Context) ([]source.GrepMatch, bool, error) {
+				return []source.GrepMatch{{Path: "a.go", Line: 1, Text: words}}, false, nil
 			}},
 	}
 	for _, tt := range tests {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/council-dev/council/internal/source"
 )
@@ -28,14 +28,14 @@ func (b *Box) grep(ctx context.Context, in grepInput, budget int, rec *Call) (st
 	if err := checkPattern(in.Pattern); err != nil {
 		return "", err
 	}
-	glob, err := pathspec(in.PathGlob)
+	globs, err := pathspecs(in.PathGlob)
 	if err != nil {
 		return "", err
 	}
 
 	gctx, cancel := context.WithTimeout(ctx, b.l.GrepTimeout)
 	defer cancel()
-	matches, truncated, err := b.repo.Grep(gctx, rev, in.Pattern, glob, MaxGrepMatches)
+	matches, truncated, err := b.repo.Grep(gctx, rev, in.Pattern, globs, MaxGrepMatches)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return "", refuse("grep cancelled: %v", ctx.Err())
@@ -49,24 +49,12 @@ func (b *Box) grep(ctx context.Context, in grepInput, budget int, rec *Call) (st
 		return "", err
 	}
 	rec.Truncated = truncated
-	where := "at " + key
-	if in.PathGlob != "" {
-		where = fmt.Sprintf("in %s at %s", in.PathGlob, key)
-	}
 	if len(matches) == 0 {
-		return fmt.Sprintf("no matches for %s %s", in.Pattern, where), nil
+		return b.noMatches(ctx, key, rev, in, globs), nil
 	}
 	var sb strings.Builder
 	for _, m := range matches {
-		text := m.Text
-		if len(text) > maxGrepLine {
-			k := maxGrepLine
-			for k > 0 && !utf8.RuneStart(text[k]) {
-				k--
-			}
-			text = text[:k] + " [line cut]"
-		}
-		fmt.Fprintf(&sb, "%s:%d: %s\n", m.Path, m.Line, text)
+		fmt.Fprintf(&sb, "%s:%d: %s\n", m.Path, m.Line, cutLine(m.Text))
 	}
 	if truncated {
 		fmt.Fprintf(&sb, "[stopped at %d matches; narrow the pattern or path_glob]\n", len(matches))
@@ -74,6 +62,36 @@ func (b *Box) grep(ctx context.Context, in grepInput, budget int, rec *Call) (st
 	out, cutShort := cut(sb.String(), budget)
 	rec.Truncated = truncated || cutShort
 	return out, nil
+}
+
+// noMatches is grep's answer when no line matched: it tells a path_glob that matches no file
+// (a mistyped or misplaced path) from one whose files lack the pattern, and for the first
+// suggests the files and directories named like the glob's last element.
+func (b *Box) noMatches(ctx context.Context, key, rev string, in grepInput, globs []string) string {
+	if len(globs) == 0 {
+		return fmt.Sprintf("no matches for %s at %s", in.Pattern, key)
+	}
+	files, err := b.repo.Files(ctx, rev, globs)
+	switch {
+	case err != nil: // the answer loses a detail, not its truth
+		return fmt.Sprintf("no matches for %s in %s at %s", in.Pattern, in.PathGlob, key)
+	case len(files) > 0:
+		return fmt.Sprintf("no matches for %s in %s at %s (%d %s path_glob)", in.Pattern, in.PathGlob, key, len(files), plural(len(files), "file matches", "files match"))
+	}
+	rule := "a glob without a slash matches names at any depth"
+	if len(globs) == 1 {
+		rule = "a glob with a slash is matched from the repository root"
+	}
+	name := path.Base(strings.TrimRight(in.PathGlob, "/"))
+	return fmt.Sprintf("no file matches path_glob %s at %s (%s)%s", in.PathGlob, key, rule,
+		b.suggest(ctx, rev, name, "; list_files shows the files that exist"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // checkPattern refuses a pattern Go's regexp cannot compile, with Go's message, and the
@@ -110,23 +128,25 @@ func checkPattern(p string) error {
 	return nil
 }
 
-// pathspec turns the model's glob into the git glob source.Grep takes. A glob without a slash
-// that has a wildcard is a file name pattern for every directory ("*.go" is "**/*.go"); any
-// other is matched from the repository root, where a directory's path matches everything under
-// it ("internal/tools", "Makefile", "internal/**/*_test.go").
-func pathspec(glob string) (string, error) {
+// pathspecs turns the model's glob into the git globs source.Grep takes, gitignore's way: a
+// glob without a slash (but a trailing one) matches a file or directory name at any depth,
+// and everything under a directory it matches ("helper.go", "*.go", "testdata"); one with a
+// slash is matched from the repository root, where a glob with a wildcard must match the
+// whole path ("internal/**/*_test.go", "cmd/*.go") and one without matches that path and
+// everything under it ("internal/tools", "./Makefile").
+func pathspecs(glob string) ([]string, error) {
 	if glob == "" {
-		return "", nil
+		return nil, nil
 	}
 	g, err := cleanPath(glob)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if g == "." {
-		return "", nil
+	switch {
+	case g == ".":
+		return nil, nil
+	case strings.Contains(strings.TrimRight(glob, "/"), "/"):
+		return []string{g}, nil
 	}
-	if !strings.Contains(g, "/") && strings.ContainsAny(g, "*?[") {
-		g = "**/" + g
-	}
-	return g, nil
+	return []string{"**/" + g, "**/" + g + "/**"}, nil
 }

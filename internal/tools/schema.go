@@ -40,15 +40,17 @@ func (b *Box) Tools() []provider.Tool {
 			Description: fmt.Sprintf("Search the repository's text files at head (default) or base with git grep -E. "+
 				"The pattern is a POSIX extended regular expression: use [0-9] not \\d, [[:space:]] or \\s, \\w, \\b; "+
 				"no (?i), (?:...), lazy quantifiers or backreferences. Answers \"path:line: text\", at most %d matches. "+
-				"path_glob limits the files: \"*.go\" (no slash) matches file names in every directory; anything else is "+
-				"matched from the repository root, where ** crosses directories and * does not (\"internal/**/*_test.go\"), "+
-				"and a directory path (\"internal/tools\") matches everything under it. Use it to find callers, definitions "+
-				"and other uses of what the diff changes.", MaxGrepMatches),
+				"path_glob limits the files, as a .gitignore line would: a glob without a slash matches a file or directory "+
+				"name at any depth (\"helper.go\", \"*.go\", \"testdata\"); a glob with a slash is matched from the repository "+
+				"root, where ** crosses directories and * does not (\"internal/**/*_test.go\", \"cmd/*.go\"), and a path "+
+				"without wildcards (\"internal/tools\", \"./Makefile\") matches it and everything under it. The answer says "+
+				"when no file matches path_glob. Long lines are cut, saying how many characters are left out. Use it to find "+
+				"callers, definitions and other uses of what the diff changes.", MaxGrepMatches),
 			InputSchema: schema(`{
 				"type": "object",
 				"properties": {
 					"pattern": {"type": "string", "description": "POSIX extended regular expression, e.g. func +Load\\( or ErrNotFound."},
-					"path_glob": {"type": "string", "description": "Optional glob of the files to search, e.g. *.go, internal/**, cmd/*.go."},
+					"path_glob": {"type": "string", "description": "Optional glob of the files to search, e.g. helper.go or *.go (in any directory), internal/tools or internal/** (under that directory), cmd/*.go."},
 					` + revProp + `
 				},
 				"required": ["pattern"],
@@ -87,8 +89,9 @@ func (b *Box) Tools() []provider.Tool {
 		{
 			Name: ReadDependency,
 			Description: fmt.Sprintf("Read the source of a Go dependency at the version the repository's go.mod pins at head "+
-				"(following replace directives to other modules), from this machine's module cache; nothing is downloaded, so a "+
-				"module not in the cache is an error. Give the module (or a package path inside it) and a path inside the module: "+
+				"(following replace directives to other modules), from this machine's module cache, when its checksum is the "+
+				"one go.sum pins. A version the cache lacks is downloaded through the Go module proxy where council may "+
+				"download; where it may not, the answer says so. Give the module (or a package path inside it) and a path inside the module: "+
 				"a file is returned numbered like read_file (cut after %d bytes; give start_line and end_line for part of it), "+
 				"a directory or no path lists its files. With pattern, searches the file or every file under the directory "+
 				"for a Go RE2 regular expression instead and answers \"path:line: text\", at most %d matches. Vendored "+

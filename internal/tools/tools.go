@@ -1,16 +1,19 @@
 // Package tools is the read-only repository tools a reviewer may call while it reviews: read a
 // file (or a range of it) at the change's base or head, grep, list files, the log of a path,
-// and read a Go dependency's source at the version go.mod pins, where this machine already
-// has it. A Box serves one conversation under a budget of calls and bytes and records every
-// call.
+// and read a Go dependency's source at the version go.mod pins, from the module cache, which
+// the go command fills when the caller allows downloads. A Box serves one conversation under
+// a budget of calls and bytes and records every call.
 //
 // What the model sends is untrusted, and so is the repository under review. The tools must
-// never write, never run anything but fixed git commands, never read the work tree or anything
-// outside the repository's objects (but the module cache directory the caller names, which
-// read_dependency reads and nothing else does), never follow a symbolic link or enter a
-// submodule, never touch the network, never read the environment, and never let the model
-// choose a revision: it says "head" or "base", and the Box maps those onto the revisions it
-// was built with. Whatever the input, a call answers a tool error, never a panic.
+// never write, never run anything but fixed git commands and, to download a module version
+// that go.mod and go.sum pin, `go mod download` outside the repository, never read the work
+// tree or anything outside the repository's objects (but the module cache directory the
+// caller names, which read_dependency reads and nothing else does), never follow a symbolic
+// link or enter a submodule, never touch the network but through that go command, never
+// read the environment (the caller gives the go command its environment), and never let the
+// model choose a revision: it says "head" or "base", and the Box maps those onto the
+// revisions it was built with. Whatever the input, a call answers a tool error, never a
+// panic.
 package tools
 
 import (
@@ -34,7 +37,8 @@ type Repo interface {
 	ReadFile(ctx context.Context, rev, path string) ([]byte, error)
 	ListFiles(ctx context.Context, rev, dir string) ([]string, error)
 	Entry(ctx context.Context, rev, path string) (source.EntryInfo, error)
-	Grep(ctx context.Context, rev, pattern, pathGlob string, maxMatches int) ([]source.GrepMatch, bool, error)
+	Grep(ctx context.Context, rev, pattern string, pathGlobs []string, maxMatches int) ([]source.GrepMatch, bool, error)
+	Files(ctx context.Context, rev string, pathGlobs []string) ([]string, error)
 	Log(ctx context.Context, path, rev string, n int) ([]source.LogEntry, error)
 }
 
@@ -55,8 +59,8 @@ const (
 	MaxListed      = 500
 	MaxLogEntries  = 20
 	defaultLog     = 10
-	// maxGrepLine cuts a long matching line (minified code) in grep's answer.
-	maxGrepLine = 300
+	// maxLine cuts a long matching line (minified code) in a search's answer.
+	maxLine = 300
 	// binarySniff is how much of a file is checked for a NUL byte, as git does.
 	binarySniff = 8 << 10
 	maxPathLen  = 4096
@@ -75,11 +79,16 @@ type Limits struct {
 	// default 5s.
 	GrepTimeout time.Duration
 	// ModuleCache is the Go module cache directory (GOMODCACHE) read_dependency reads
-	// dependencies from, read-only: the one place outside the repository the tools read. The
-	// caller finds it ($GOMODCACHE, else what `go env GOMODCACHE` says), once; the tools
-	// never run go nor read the environment. "" leaves read_dependency answering that no
-	// module cache is configured.
+	// dependencies from: the one place outside the repository the tools read, and where the
+	// go command puts what Download downloads. The caller finds it ($GOMODCACHE, else what
+	// `go env GOMODCACHE` says), once; the tools never read the environment. "" leaves
+	// read_dependency answering that no module cache is configured.
 	ModuleCache string
+	// Download lets read_dependency download a module version that go.mod and go.sum pin and
+	// the cache lacks. nil never downloads; NoDownload then says why, to the model (for
+	// example "tools.download_modules is false in .council.yaml").
+	Download   *Download
+	NoDownload string
 }
 
 // Defaults of Limits.
@@ -122,6 +131,11 @@ type Call struct {
 	Bytes     int    `json:"bytes"` // bytes returned to the model
 	Truncated bool   `json:"truncated,omitempty"`
 	Error     string `json:"error,omitempty"` // the tool error the model got
+	// Download is the module version read_dependency asked the go command to download for
+	// this call, or whose download by another call it waited for or found failed, and
+	// DownloadMS how long this call waited; failed downloads are recorded too.
+	Download   string `json:"download,omitempty"`
+	DownloadMS int64  `json:"download_ms,omitempty"`
 }
 
 // Box serves the tools to one conversation (one reviewer on one unit). It is safe for
@@ -357,7 +371,7 @@ func (b *Box) confine(ctx context.Context, key, rev, p string) (source.EntryInfo
 				return source.EntryInfo{}, refuse("%s is not a directory at %s, so %s does not exist", parent, key, p)
 			}
 		}
-		return source.EntryInfo{}, refuse("%s does not exist at %s; list_files or grep can find the right path", p, key)
+		return source.EntryInfo{}, refuse("%s does not exist at %s%s", p, key, b.suggest(ctx, rev, path.Base(p), "; list_files or grep can find the right path"))
 	}
 	if err != nil {
 		return source.EntryInfo{}, err
@@ -388,4 +402,57 @@ func cut(s string, limit int) (string, bool) {
 		keep--
 	}
 	return strings.TrimSuffix(s[:keep], "\n") + note(len(s)-keep), true
+}
+
+// cutLine shortens one long line of a search's answer to about maxLine bytes, at a space when
+// one is near the end, else at a rune boundary, and says how many characters are left out.
+func cutLine(s string) string {
+	if len(s) <= maxLine {
+		return s
+	}
+	k := maxLine
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	if sp := strings.LastIndexAny(s[:k], " \t"); sp >= maxLine*2/3 {
+		k = sp
+	}
+	return fmt.Sprintf("%s [… %d more characters]", strings.TrimRight(s[:k], " \t"), utf8.RuneCountInString(s[k:]))
+}
+
+// maxSuggestions caps the paths a "did you mean" lists.
+const maxSuggestions = 5
+
+// suggest lists, after "; ", the files and directories at rev whose base name matches name (a
+// path.Match pattern, compared without regard to case), for an answer that says a path does
+// not exist; none gives orElse. A failure to list is not the caller's concern: it gives
+// orElse.
+func (b *Box) suggest(ctx context.Context, rev, name, orElse string) string {
+	name = strings.ToLower(name)
+	if name == "" || name == "." || name == "**" {
+		return orElse
+	}
+	files, err := b.repo.ListFiles(ctx, rev, ".")
+	if err != nil {
+		return orElse
+	}
+	var found []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		for p, dir := f, ""; p != "." && !seen[p]; p, dir = path.Dir(p), "/" {
+			seen[p] = true
+			if ok, _ := path.Match(name, strings.ToLower(path.Base(p))); ok {
+				found = append(found, p+dir)
+			}
+		}
+	}
+	if len(found) == 0 {
+		return orElse
+	}
+	more := ""
+	if len(found) > maxSuggestions {
+		more = fmt.Sprintf(" and %d more", len(found)-maxSuggestions)
+		found = found[:maxSuggestions]
+	}
+	return fmt.Sprintf("; did you mean %s%s?", strings.Join(found, ", "), more)
 }

@@ -87,6 +87,7 @@ func setup(t *testing.T) *fixture {
 	f.write("bin.dat", "PNG\x00\x01\x02 not text\n")
 	f.write("empty.txt", "")
 	f.write("dir/inner.txt", "inside dir\n")
+	f.write("store/helper.go", "package store\n\n// helper does what the store needs.\nfunc helper() {}\n")
 	f.write("aaa.txt", strings.Repeat("a", 30000)+"b\n")
 	for i := range 510 {
 		f.write(fmt.Sprintf("many/f%03d.txt", i), "x\n")
@@ -166,7 +167,11 @@ func TestCall(t *testing.T) {
 		{name: "directory", tool: "read_file", input: `{"path":"dir"}`, wantErr: true, has: []string{"dir is a directory", "list_files"}},
 		{name: "root", tool: "read_file", input: `{"path":"."}`, wantErr: true, has: []string{"list_files"}},
 		{name: "no path", tool: "read_file", input: `{}`, wantErr: true, has: []string{"path is required"}},
-		{name: "missing file", tool: "read_file", input: `{"path":"nope.go"}`, wantErr: true, has: []string{"nope.go does not exist at head"}},
+		{name: "missing file", tool: "read_file", input: `{"path":"nope.go"}`, wantErr: true, want: "nope.go does not exist at head; list_files or grep can find the right path"},
+		{name: "missing file, one of that name elsewhere", tool: "read_file", input: `{"path":"internal/Helper.go"}`, wantErr: true,
+			want: "internal/Helper.go does not exist at head; did you mean store/helper.go?"},
+		{name: "missing directory, one of that name elsewhere", tool: "list_files", input: `{"dir":"pkg/store"}`, wantErr: true,
+			want: "pkg/store does not exist at head; did you mean store/?"},
 		{name: "the repository's own files are not objects", tool: "read_file", input: `{"path":".git/config"}`, wantErr: true, has: []string{".git/config does not exist at head"}},
 		{name: "pathspec magic is a name", tool: "read_file", input: `{"path":":(glob)*.go"}`, wantErr: true, has: []string{"does not exist at head"}},
 		{name: "binary", tool: "read_file", input: `{"path":"bin.dat"}`, wantErr: true, has: []string{"binary file"}, hasNot: []string{"PNG"}},
@@ -189,7 +194,22 @@ func TestCall(t *testing.T) {
 		{name: "grep a glob", tool: "grep", input: `{"pattern":"^inside","path_glob":"*.txt"}`, want: "dir/inner.txt:1: inside dir\n",
 			call: &tools.Call{Tool: "grep", Path: "*.txt", Rev: "head"}},
 		{name: "grep a directory", tool: "grep", input: `{"pattern":"inside","path_glob":"dir"}`, want: "dir/inner.txt:1: inside dir\n"},
-		{name: "grep does not follow a symlinked directory", tool: "grep", input: `{"pattern":"inside","path_glob":"linkdir/**"}`, want: "no matches for inside in linkdir/** at head"},
+		{name: "grep does not follow a symlinked directory", tool: "grep", input: `{"pattern":"inside","path_glob":"linkdir/**"}`,
+			want: "no file matches path_glob linkdir/** at head (a glob with a slash is matched from the repository root); list_files shows the files that exist"},
+		{name: "grep a file name at any depth", tool: "grep", input: `{"pattern":"func helper","path_glob":"helper.go"}`,
+			want: "store/helper.go:4: func helper() {}\n"},
+		{name: "grep a directory name at any depth", tool: "grep", input: `{"pattern":"helper\\(","path_glob":"store/"}`,
+			want: "store/helper.go:4: func helper() {}\n"},
+		{name: "grep a glob anchored at the root", tool: "grep", input: `{"pattern":"helper","path_glob":"./*.go"}`,
+			want: "no matches for helper in ./*.go at head (3 files match path_glob)"},
+		{name: "grep files that lack the pattern", tool: "grep", input: `{"pattern":"nowhere","path_glob":"dir"}`,
+			want: "no matches for nowhere in dir at head (1 file matches path_glob)"},
+		{name: "grep a path that does not exist", tool: "grep", input: `{"pattern":"helper","path_glob":"watch/helper.go"}`,
+			want: "no file matches path_glob watch/helper.go at head (a glob with a slash is matched from the repository root); did you mean store/helper.go?"},
+		{name: "grep a name that exists nowhere", tool: "grep", input: `{"pattern":"helper","path_glob":"helpers.go"}`,
+			want: "no file matches path_glob helpers.go at head (a glob without a slash matches names at any depth); list_files shows the files that exist"},
+		{name: "grep a name only at head", tool: "grep", input: `{"pattern":"x","path_glob":"sub/added.go","rev":"base"}`,
+			want: "no file matches path_glob sub/added.go at base (a glob with a slash is matched from the repository root); list_files shows the files that exist"},
 		{name: "grep skips binary files", tool: "grep", input: `{"pattern":"not text"}`, want: "no matches for not text at head"},
 		{name: "grep stops at 100 matches", tool: "grep", input: `{"pattern":"^long line","path_glob":"long.txt"}`,
 			has: []string{"long.txt:1: long line 1\n", "long.txt:100: long line 100\n", "[stopped at 100 matches"}, hasNot: []string{"long line 101\n"},
