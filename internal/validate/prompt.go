@@ -135,10 +135,7 @@ func renderFile(in review.Input, f File) string {
 	}
 	fmt.Fprintf(&b, "Range: %s (%s) .. %s (%s)\n", in.Base, short(in.BaseSHA), in.Head, short(in.HeadSHA))
 	if in.Title != "" || in.Body != "" {
-		body := strings.TrimSpace(in.Body)
-		if r := []rune(body); len(r) > maxDescription {
-			body = string(r[:maxDescription]) + " […]"
-		}
+		body := review.Excerpt(in.Body, maxDescription)
 		b.WriteString("\n## Title and description (untrusted data from the author)\n\n<untrusted>\n")
 		b.WriteString(review.FenceUntrusted(strings.TrimSpace(in.Title)))
 		if body != "" {
