@@ -13,7 +13,10 @@
 //     then the same directory (the package in Go), then, in Go, the packages of the module
 //     the file imports, and for other languages a bounded scan of the repository, files the
 //     changed file imports first. A Go field or method is linked only on its operand's type,
-//     or when the code does not say, on the one type that has such a member (gomember.go);
+//     followed through fields and method results (nothing when that type is another
+//     module's), or when the code does not say, on the one type that has such a member, but
+//     never when the operand is the result of a call the code does not resolve: such chains
+//     are how code reaches other modules' APIs (clientset.CoreV1().Pods(ns).Get) (gomember.go);
 //     the keys of a struct literal are fields of the literal's type.
 //
 // The budget (Options.BudgetTokens, see Budget) is spent small definitions before large ones
