@@ -236,8 +236,15 @@ func TestBuildGo(t *testing.T) {
 				},
 				{
 					Path: "store/errors.go", Side: SideHead, StartLine: 5, EndLine: 8, Kind: KindDefinition,
-					Symbol: "var (errNoID, errBadAmount)", Reason: "used at store/store.go:19, not shown in the diff",
-					Text: lines(errorsGo, 5, 8),
+					Symbol: "var (errNoID, errBadAmount)",
+					Reason: "errNoID used at store/store.go:14 (unchanged); errBadAmount used at store/store.go:19, not shown in the diff",
+					Text:   lines(errorsGo, 5, 8),
+				},
+				{
+					// Only an unchanged line of the hunk uses it: last.
+					Path: "store/store.go", Side: SideHead, StartLine: 5, EndLine: 9, Kind: KindDefinition,
+					Symbol: "type Store", Reason: "field reserved used at store/store.go:21 (unchanged), not shown in the diff",
+					Text: lines(storeHead, 5, 9),
 				},
 			}},
 		},
@@ -255,8 +262,9 @@ func TestBuildGo(t *testing.T) {
 				},
 				{
 					Path: "counter/counter.go", Side: SideHead, StartLine: 3, EndLine: 7, Kind: KindDefinition,
-					Symbol: "type Counter", Reason: "field total used at counter/a.go:12, not shown in the diff",
-					Text: lines(counterGo, 3, 7),
+					Symbol: "type Counter",
+					Reason: "field hits used at counter/a.go:9 (unchanged), counter/a.go:11 (unchanged); field total used at counter/a.go:12, not shown in the diff",
+					Text:   lines(counterGo, 3, 7),
 				},
 			}},
 		},
@@ -357,15 +365,19 @@ func TestBuildBudget(t *testing.T) {
 		"go.mod": goMod, "store/store.go": storeBase, "store/lock.go": lockGo, "store/errors.go": errorsGo,
 	}, map[string]string{"store/store.go": storeHead})
 	full := build(t, src, files, Options{})
-	if len(full.Snippets) != 3 {
-		t.Fatalf("without a budget cut, got %d snippets, want 3", len(full.Snippets))
+	if len(full.Snippets) != 4 {
+		t.Fatalf("without a budget cut, got %d snippets, want 4", len(full.Snippets))
 	}
 	budget := tokens(full.Snippets[0].Text) + tokens(full.Snippets[1].Text) + 1
 	got := build(t, src, files, Options{BudgetTokens: budget})
 	want := Result{
 		Snippets: full.Snippets[:2],
-		Omitted: []string{fmt.Sprintf("definition var (errNoID, errBadAmount) (store/errors.go:5-8 at head): %d tokens, over the %d-token budget (%d used)",
-			tokens(full.Snippets[2].Text), budget, budget-1)},
+		Omitted: []string{
+			fmt.Sprintf("definition var (errNoID, errBadAmount) (store/errors.go:5-8 at head): %d tokens, over the %d-token budget (%d used)",
+				tokens(full.Snippets[2].Text), budget, budget-1),
+			fmt.Sprintf("definition type Store (store/store.go:5-9 at head): %d tokens, over the %d-token budget (%d used)",
+				tokens(full.Snippets[3].Text), budget, budget-1),
+		},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Build mismatch (-want +got):\n%s", d)

@@ -7,9 +7,9 @@
 //     its signature and a window around the change, and says so. Two hunks in one declaration
 //     give one snippet, and the base version of a declaration whose head version is shown is
 //     left out.
-//   - Definitions: the names the added lines use (not keywords, builtins, locals or names
-//     shorter than three characters) whose definitions the prompt does not show yet: looked
-//     up in the same file, then, for C and C++, the headers the file includes (and theirs),
+//   - Definitions: the names the added lines use, then those only the unchanged lines of the
+//     hunks use (not keywords, builtins, locals or names shorter than three characters), whose
+//     definitions the prompt does not show yet: looked up in the same file, then, for C and C++, the headers the file includes (and theirs),
 //     then the same directory (the package in Go), then, in Go, the packages of the module
 //     the file imports, and for other languages a bounded scan of the repository, files the
 //     changed file imports first. A Go field or method is linked only on its operand's type,
@@ -21,7 +21,9 @@
 //
 // The budget (Options.BudgetTokens, see Budget) is spent small definitions before large ones
 // (pack.go): the enclosing declarations first but leaving a reserve, then the small
-// definitions, most used first, then the large ones, as signature and window before whole.
+// definitions, most used first, then the large ones, as signature and window before whole;
+// the definitions an added line uses before those only unchanged lines use, which are looked
+// up last and say so in their reason ("used at a.go:12 (unchanged)").
 //
 // Go is parsed exactly with go/parser. C, C++, Python, JavaScript, TypeScript, Rust and Java
 // are parsed with tree-sitter when the package is built with cgo; without cgo, and for any

@@ -541,7 +541,7 @@ func elidedType(stack []ast.Node, i int) (ast.Expr, bool) {
 	}
 }
 
-// uses finds the names the added lines of a Go file use and that may be defined elsewhere:
+// uses finds the names the given lines of a Go file use and that may be defined elsewhere:
 // identifiers that are not declared by those lines, not local to the function around them,
 // not builtins; selectors, which name a field or method (s.mu, with what the code says of s's
 // type) or something of another package of the module (store.Open); and the keys of struct
@@ -549,7 +549,7 @@ func elidedType(stack []ast.Node, i int) (ast.Expr, bool) {
 // (an anonymous struct, an elided type of a named slice) is no use: it names a field of that
 // type and nothing else. moduleDir maps an import path to its directory in the repository,
 // or "" for a package outside it, whose names are not looked up.
-func (g *goFile) uses(filePath string, added map[int]bool, moduleDir func(string) string) []use {
+func (g *goFile) uses(filePath string, lines map[int]bool, moduleDir func(string) string) []use {
 	declaring := declaringIdents(g.file)
 	locals := make(map[*ast.FuncDecl]map[string]*localVar)
 	var out []use
@@ -562,7 +562,10 @@ func (g *goFile) uses(filePath string, added map[int]bool, moduleDir func(string
 		}
 		stack = append(stack, n)
 		id, ok := n.(*ast.Ident)
-		if !ok || !added[g.line(id.Pos())] || declaring[id] || len(id.Name) < 3 {
+		if !ok || declaring[id] || len(id.Name) < 3 {
+			return true
+		}
+		if _, in := lines[g.line(id.Pos())]; !in {
 			return true
 		}
 		var parent, grand ast.Node

@@ -2,6 +2,7 @@ package codecontext
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -100,17 +101,31 @@ func symbols(r Result) []string {
 	return out
 }
 
-// definitionSymbols lists only the definitions of symbols, sorted.
+// definitionSymbols lists only the definitions of symbols that added lines use, sorted.
 func definitionSymbols(r Result) []string {
 	var out []string
-	for _, s := range symbols(r) {
-		if strings.Contains(s, " "+KindDefinition+" ") {
+	for i, s := range symbols(r) {
+		if strings.Contains(s, " "+KindDefinition+" ") && !onlyUnchanged(r.Snippets[i]) {
 			out = append(out, s)
 		}
 	}
 	slices.Sort(out)
 	return out
 }
+
+// onlyUnchanged reports whether a definition is shown only for unchanged lines of the hunks:
+// every place its reason names is marked so.
+func onlyUnchanged(s Snippet) bool {
+	sites := siteRe.FindAllStringSubmatch(s.Reason, -1)
+	for _, m := range sites {
+		if m[1] == "" {
+			return false
+		}
+	}
+	return len(sites) > 0
+}
+
+var siteRe = regexp.MustCompile(`\S+\.\w+:\d+( \(unchanged\))?`)
 
 // A selector's name is linked on the type of its operand when the code says what that is,
 // and, when it does not, only on the one type of the package that has such a member.
