@@ -68,6 +68,9 @@ func (b *builder) definitions(files []diff.File) ([]*lookup, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := b.findAll(lookups); err != nil {
+		return nil, err
+	}
 	split := slices.IndexFunc(lookups, func(lk *lookup) bool { return !lk.changed() })
 	if split < 0 {
 		split = len(lookups)
@@ -87,7 +90,7 @@ func (b *builder) definitions(files []diff.File) ([]*lookup, error) {
 		}
 	}
 	if len(cut) > 0 {
-		b.omit(fmt.Sprintf("definitions of %s: not looked up, the %d-file read limit was reached", nameList(cut), maxSearchReads))
+		b.omit(fmt.Sprintf("definitions of %s: not looked up, the %d-file read limit was reached", nameList(cut), b.readLimit()))
 	}
 	if len(ambiguous) > 0 {
 		b.omit(fmt.Sprintf("definitions of the members %s: not linked, several types have them and the code does not say which one the operand is", nameList(ambiguous)))
@@ -122,14 +125,137 @@ func (b *builder) lookUp(lookups []*lookup) error {
 			return err
 		}
 	}
+	var far []*lookup
+	var names []string
 	for _, lk := range lookups {
 		if !lk.done && lk.lang != langGo && searchElsewhere(lk) {
-			if err := b.elsewhere(lk); err != nil {
-				return err
+			far = append(far, lk)
+			names = append(names, lk.key.name)
+		}
+	}
+	if err := b.find(nil, names); err != nil {
+		return err
+	}
+	for _, lk := range far {
+		if err := b.elsewhere(lk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findAll asks the Finder, in one search, which files of the directories the lookups will
+// search hold the names they will look for: the use's directory, a qualified name's package,
+// and in Go the packages of the module the use's file imports and the names of the types
+// and fields its operand's type is worked out through.
+func (b *builder) findAll(lookups []*lookup) error {
+	if b.finder == nil {
+		return nil
+	}
+	var dirs, words []string
+	for _, lk := range lookups {
+		dirs = append(dirs, path.Dir(lk.key.path))
+		words = append(words, lk.key.name)
+		if lk.key.qualified {
+			dirs = append(dirs, lk.key.qualDir)
+		}
+		if lk.lang != langGo {
+			continue
+		}
+		if r := lk.key.recv; r.kind != recvUnknown {
+			words = append(words, r.name)
+			for _, step := range strings.Split(r.chain, ".") {
+				words = append(words, strings.TrimSuffix(step, "()"))
+			}
+		}
+		if f := b.files[fileKey{SideHead, lk.key.path}]; f != nil && f.gof != nil {
+			for _, ip := range f.gof.imports {
+				if d := b.moduleDir(ip); d != "" {
+					dirs = append(dirs, d)
+				}
+			}
+		}
+	}
+	return b.find(dirs, words)
+}
+
+// find asks the Finder which files of dirs (the whole tree when nil) hold each of words not
+// asked about yet, in one search. A search that fails is reported, and the Finder is not
+// used again: the definitions are then searched by reading files.
+func (b *builder) find(dirs, words []string) error {
+	if b.finder == nil || len(words) == 0 {
+		return nil
+	}
+	if dirs != nil {
+		dirs = slices.Compact(slices.Sorted(slices.Values(dirs)))
+	}
+	keys := dirs
+	if dirs == nil {
+		keys = []string{""}
+	}
+	var ask []string
+	for _, w := range slices.Compact(slices.Sorted(slices.Values(words))) {
+		for _, d := range keys {
+			if _, known := b.holders[d][w]; !known && w != "" {
+				ask = append(ask, w)
+				break
+			}
+		}
+	}
+	if len(ask) == 0 {
+		return nil
+	}
+	found, err := b.finder.FindWords(b.ctx, b.revs[SideHead], ask, dirs)
+	if b.ctx.Err() != nil {
+		return fmt.Errorf("find names at head: %w", b.ctx.Err())
+	}
+	if err != nil {
+		b.omit(fmt.Sprintf("the search for names failed (%v): definitions were searched by reading files instead, at most %d", err, maxSearchReads))
+		b.finder = nil
+		return nil
+	}
+	for _, d := range keys {
+		if b.holders[d] == nil {
+			b.holders[d] = make(map[string][]string)
+		}
+	}
+	for _, w := range ask {
+		for _, d := range keys {
+			b.holders[d][w] = nil
+		}
+		for _, p := range found[w] {
+			d := path.Dir(p)
+			if dirs == nil {
+				d = ""
+			}
+			if hs, ok := b.holders[d]; ok {
+				hs[w] = append(hs[w], p)
 			}
 		}
 	}
 	return nil
+}
+
+// searchList lists the files under dir ("." for the tree) at head that the search for words
+// may read: with a Finder, those in dir that hold one of them (the tree's for "."), asking it
+// about what it was not asked yet; without, every file under dir.
+func (b *builder) searchList(dir string, words []string) ([]string, error) {
+	key, dirs := dir, []string{dir}
+	if dir == "." {
+		key, dirs = "", nil
+	}
+	if err := b.find(dirs, words); err != nil {
+		return nil, err
+	}
+	if b.finder == nil {
+		return b.listDir(dir)
+	}
+	var out []string
+	for _, w := range words {
+		out = append(out, b.holders[key][w]...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // goMemberLookup reports whether lk is a Go field or method, looked up by goMember.
@@ -360,7 +486,7 @@ func (b *builder) inDir(lk *lookup) error {
 		}
 		dir = lk.key.qualDir
 	}
-	all, err := b.listDir(dir)
+	all, err := b.searchList(dir, []string{lk.key.name})
 	if err != nil {
 		return err
 	}
@@ -406,7 +532,7 @@ func searchElsewhere(lk *lookup) bool {
 // elsewhere scans the rest of the repository for a name of another language than Go, files
 // the use's file imports or includes first, then files named like the name, nearest first.
 func (b *builder) elsewhere(lk *lookup) error {
-	all, err := b.listDir(".")
+	all, err := b.searchList(".", []string{lk.key.name})
 	if err != nil {
 		return err
 	}

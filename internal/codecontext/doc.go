@@ -30,12 +30,16 @@
 // other language, a line heuristic (heuristicOutline) finds the declarations instead.
 //
 // Nothing is dropped silently: a file not parsed (binary, too large, unreadable), a snippet
-// over the budget, a name not looked up because of the read limit and a Go member not linked
-// because several types have it are listed in Result.Omitted with the reason; a snippet cut
-// to a window says which lines it shows in its own reason.
+// over the budget, a name not looked up because of the read limit, a Go member not linked
+// because several types have it and a failed search for names are listed in Result.Omitted
+// with the reason; a snippet cut to a window says which lines it shows in its own reason.
 //
 // The package never writes anything, never runs a command, and never reads the file system,
 // the network or the environment: every byte it sees comes through the Source it is given.
+// A Source that is also a Finder (*source.Git, with git grep) tells which files hold the names
+// looked up, in one search for the directories the lookups will visit, so that only those
+// files are read: the definitions of a small change are found in a repository of any size.
 // Its work is bounded: each file is read at most once, and the definition search reads at
-// most maxSearchReads files beyond the changed ones.
+// most maxSearchReads files beyond the changed ones, or with a Finder maxFoundReads files that
+// hold a name looked up.
 package codecontext

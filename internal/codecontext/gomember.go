@@ -56,7 +56,7 @@ func (b *builder) pkgOf(importPath string, from goPkg) (goPkg, bool) {
 // first, then in the order orderFor gives for hint, until visit returns true. The read limit
 // stops it and marks lk cut.
 func (b *builder) goFiles(lk *lookup, use *file, pkg goPkg, hint string, needles []string, visit func(*file) bool) error {
-	all, err := b.listDir(pkg.dir)
+	all, err := b.searchList(pkg.dir, needles)
 	if err != nil {
 		return err
 	}
@@ -322,7 +322,7 @@ type memberHit struct {
 func (b *builder) memberOf(lk *lookup, use *file, pkg goPkg, typ, name string, depth int) (memberHit, error) {
 	var mh memberHit
 	var td *defHit
-	err := b.goFiles(lk, use, pkg, name, []string{name, typ}, func(f *file) bool {
+	err := b.goFiles(lk, use, pkg, typ, []string{typ}, func(f *file) bool {
 		for _, d := range f.decls {
 			switch {
 			case d.Method && d.Recv == typ && len(d.Names) > 0 && d.Names[0] == name:
