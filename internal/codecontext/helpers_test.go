@@ -123,10 +123,14 @@ func (m *memSource) FindWords(_ context.Context, rev string, words, dirs []strin
 		}
 		m.index[rev] = idx
 	}
+	in := make(map[string]bool, len(dirs))
+	for _, d := range dirs {
+		in[d] = true
+	}
 	out := make(map[string][]string)
 	for _, w := range words {
 		for _, p := range idx[w] {
-			if dirs == nil || slices.Contains(dirs, path.Dir(p)) {
+			if dirs == nil || in[path.Dir(p)] {
 				out[w] = append(out[w], p)
 			}
 		}

@@ -98,7 +98,7 @@ func (g *Git) findWords(ctx context.Context, rev string, words, dirs []string) (
 		return nil, fmt.Errorf("find words: %w", err)
 	}
 	limited := &io.LimitedReader{R: stdout, N: MaxFindWordsBytes + 1}
-	found, parseErr := readWords(bufio.NewReader(limited), rev+":")
+	found, parseErr := readWords(bufio.NewReaderSize(limited, 64<<10), rev+":")
 	if limited.N <= 0 || parseErr != nil {
 		done() // git may be blocked writing what will not be read
 	}
@@ -126,30 +126,37 @@ func (g *Git) findWords(ctx context.Context, rev string, words, dirs []string) (
 	return out, nil
 }
 
-// readWords parses git grep -o -z output: "<rev>:<path>\0<match>\n" per occurrence.
+// readWords parses git grep -o -z output: "<rev>:<path>\0<match>\n" per occurrence. A path
+// and a word are copied once, not per occurrence: a common word occurs thousands of times.
 func readWords(r *bufio.Reader, prefix string) (map[string]map[string]bool, error) {
 	found := make(map[string]map[string]bool)
+	path := ""
 	for {
-		name, err := r.ReadString(0)
+		name, err := r.ReadSlice(0)
 		if err == io.EOF {
 			return found, nil
 		}
 		if err != nil {
 			return found, err
 		}
-		word, err := r.ReadString('\n')
-		if err != nil {
-			return found, nil // cut off: the caller knows from the limit
-		}
-		p, ok := strings.CutPrefix(strings.TrimSuffix(name, "\x00"), prefix)
+		p, ok := bytes.CutPrefix(name[:len(name)-1], []byte(prefix))
 		if !ok {
 			return found, fmt.Errorf("unexpected git grep output: %q", name)
 		}
-		w := strings.TrimSuffix(word, "\n")
-		if found[w] == nil {
-			found[w] = make(map[string]bool)
+		if string(p) != path { // git lists a file's occurrences together
+			path = string(p)
 		}
-		found[w][p] = true
+		word, err := r.ReadSlice('\n')
+		if err != nil {
+			return found, nil // cut off: the caller knows from the limit
+		}
+		w := word[:len(word)-1]
+		paths := found[string(w)]
+		if paths == nil {
+			paths = make(map[string]bool)
+			found[string(w)] = paths
+		}
+		paths[path] = true
 	}
 }
 
