@@ -164,8 +164,8 @@ func (b *builder) findAll(lookups []*lookup) error {
 		}
 		if r := lk.key.recv; r.kind != recvUnknown {
 			words = append(words, r.name)
-			for _, step := range strings.Split(r.chain, ".") {
-				words = append(words, strings.TrimSuffix(step, "()"))
+			for step := range strings.SplitSeq(r.chain, ".") {
+				words = append(words, strings.TrimSuffix(step, "()")) // "" for no chain: find skips it
 			}
 		}
 		if f := b.files[fileKey{SideHead, lk.key.path}]; f != nil && f.gof != nil {
