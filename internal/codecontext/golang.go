@@ -547,8 +547,9 @@ func elidedType(stack []ast.Node, i int) (ast.Expr, bool) {
 // type) or something of another package of the module (store.Open); and the keys of struct
 // literals, fields of the literal's type. A key of a literal whose type is not named here
 // (an anonymous struct, an elided type of a named slice) is no use: it names a field of that
-// type and nothing else. moduleDir maps an import path to its directory in the repository,
-// or "" for a package outside it, whose names are not looked up.
+// type and nothing else. lines are the lines to read (the hunk's lines at head, true for the
+// added ones: the caller tells the uses apart). moduleDir maps an import path to its directory
+// in the repository, or "" for a package outside it, whose names are not looked up.
 func (g *goFile) uses(filePath string, lines map[int]bool, moduleDir func(string) string) []use {
 	declaring := declaringIdents(g.file)
 	locals := make(map[*ast.FuncDecl]map[string]*localVar)
