@@ -46,14 +46,6 @@ func BenchmarkBuildGit(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
 	b.ResetTimer()
-	var r Result
-	for b.Loop() {
-		r, err = Build(b.Context(), g, files, "base", "main", Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(len(r.Snippets)), "snippets")
+	benchBuild(b, g, files, "main")
 }

@@ -22,14 +22,18 @@ var (
 )
 
 // benchFile is file f of package p: a type, a constructor, a method of 30 statements that
-// calls a helper of the next file and a function of the next package, and a helper. The
-// changed version edits the method in two places (a call to the helper of another file, a
-// field write, a deleted statement).
+// calls a helper of the next file and a function of the next package, and a helper; file 0
+// also has the package's one method Get. The changed version edits the method in two places
+// (calls to helpers of other files, a field write, a call of client-go's Get, a deleted
+// statement).
 func benchFile(p, f int, changed bool) string {
 	next, dep := (f+1)%benchFiles, (p+1)%benchPackages
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "package p%03d\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/big/pkg/p%03d\"\n)\n\n", p, dep)
-	fmt.Fprintf(&sb, "// T%02d is a thing.\ntype T%02d struct {\n\tname  string\n\tcount int\n}\n\n", f, f)
+	fmt.Fprintf(&sb, "package p%03d\n\nimport (\n\t\"context\"\n\t\"fmt\"\n\n\t\"k8s.io/client-go/kubernetes\"\n\n\t\"example.com/big/pkg/p%03d\"\n)\n\n", p, dep)
+	if f == 0 {
+		sb.WriteString("// ResourceList holds names.\ntype ResourceList []string\n\n// Get returns name i.\nfunc (r ResourceList) Get(i int) string { return r[i] }\n\n")
+	}
+	fmt.Fprintf(&sb, "// T%02d is a thing.\ntype T%02d struct {\n\tname  string\n\tcount int\n\tkube  kubernetes.Interface\n}\n\n", f, f)
 	fmt.Fprintf(&sb, "// New%02d makes a T%02d.\nfunc New%02d(name string) *T%02d {\n\treturn &T%02d{name: name}\n}\n\n", f, f, f, f, f)
 	fmt.Fprintf(&sb, "// Run%02d does the work.\nfunc (t *T%02d) Run%02d(n int) int {\n\ttotal := 0\n", f, f, f)
 	for i := range 30 {
@@ -37,6 +41,7 @@ func benchFile(p, f int, changed bool) string {
 		case changed && i == 5:
 			fmt.Fprintf(&sb, "\ttotal += helper%02d(n) + helper%02d(%d)\n", next, (f+2)%benchFiles, i)
 			fmt.Fprintf(&sb, "\tt.count += p%03d.Helper%02d(total)\n", dep, f)
+			sb.WriteString("\tif _, err := t.kube.CoreV1().Pods(t.name).Get(context.TODO(), t.name, nil); err != nil {\n\t\treturn 0\n\t}\n")
 		case changed && i == 25:
 			// deleted
 		default:
@@ -73,18 +78,53 @@ func benchRepo() (*memSource, []diff.File) {
 
 func BenchmarkBuild(b *testing.B) {
 	src, files := benchRepo()
+	benchBuild(b, src, files, "head")
+}
+
+// BenchmarkBuildReadingFiles is BenchmarkBuild with a Source that cannot find words: the
+// definition search reads files blind.
+func BenchmarkBuildReadingFiles(b *testing.B) {
+	src, files := benchRepo()
+	benchBuild(b, plainSource{src}, files, "head")
+}
+
+// benchBuild builds the context of the benchmark's change and reports its size: snippets,
+// definitions, their tokens, what was left out, and the definitions of the package's Get,
+// which the change never calls.
+func benchBuild(b *testing.B, src Source, files []diff.File, head string) {
+	if m, ok := src.(*memSource); ok { // the fake's word index is built once, not measured
+		if _, err := m.FindWords(b.Context(), head, []string{"x"}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
 	b.ReportAllocs()
 	var r Result
 	for b.Loop() {
 		var err error
-		r, err = Build(b.Context(), src, files, "base", "head", Options{})
+		r, err = Build(b.Context(), src, files, "base", head, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
 	}
+	defs, toks, wrong := 0, 0, 0
+	for _, s := range r.Snippets {
+		toks += tokens(s.Text)
+		if s.Kind == KindDefinition {
+			defs++
+		}
+		if s.Symbol == "func (ResourceList) Get" {
+			wrong++
+		}
+	}
 	b.ReportMetric(float64(len(r.Snippets)), "snippets")
+	b.ReportMetric(float64(defs), "defs")
+	b.ReportMetric(float64(toks), "tokens")
 	b.ReportMetric(float64(len(r.Omitted)), "omitted")
+	b.ReportMetric(float64(wrong), "wrong-Get")
 }
+
+// plainSource hides memSource's FindWords: a Source that only reads and lists.
+type plainSource struct{ Source }
 
 // The benchmark's change gets what the engine promises: an enclosing method per changed
 // file, definitions from other files of the package and from the package it imports, and a

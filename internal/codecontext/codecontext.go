@@ -22,6 +22,18 @@ type Source interface {
 	ListFiles(ctx context.Context, rev, dir string) ([]string, error)
 }
 
+// Finder is what a Source may also do, checked with a type assertion: list the files that
+// hold some words without reading them through ReadFile; *source.Git does, with one git grep.
+// With it the definition search reads only the files that hold a name it looks for, so that
+// the read limit is spent on files that may define it, and allows maxFoundReads of them.
+type Finder interface {
+	// FindWords lists, for each of words, the files at rev that hold it as a whole word
+	// (between characters other than letters, digits and underscores), as paths from the
+	// repository's root; a word no file holds may be absent. dirs limits the search to the
+	// files directly in those directories ("." for the root's own), nil means the whole tree.
+	FindWords(ctx context.Context, rev string, words, dirs []string) (map[string][]string, error)
+}
+
 // Options bound the work and the output.
 type Options struct {
 	BudgetTokens int // total tokens of snippets (estimate: ceil(chars/4)); <=0 means 8000; see Budget
@@ -79,9 +91,11 @@ const (
 	// maxSnippetLines caps one declaration; a longer one shows its signature and a window.
 	maxSnippetLines = 200
 	// maxSearchReads caps the files read to find definitions for one change, beyond the
-	// changed files themselves; maxSearchReadsPerName caps those spent on one name outside
-	// its own directory.
+	// changed files themselves; maxFoundReads replaces it when the Source is a Finder, as
+	// every file read then holds a name looked up; maxSearchReadsPerName caps those spent on
+	// one name outside its own directory.
 	maxSearchReads        = 200
+	maxFoundReads         = 1000
 	maxSearchReadsPerName = 50
 	// maxDefsPerName caps the definitions shown for one name (a method name several types
 	// share).
@@ -103,6 +117,7 @@ func Build(ctx context.Context, src Source, files []diff.File, baseRev, headRev 
 	b := &builder{
 		ctx:     ctx,
 		src:     src,
+		holders: make(map[string]map[string][]string),
 		revs:    map[string]string{SideHead: headRev, SideBase: baseRev},
 		o:       o,
 		files:   make(map[fileKey]*file),
@@ -110,6 +125,7 @@ func Build(ctx context.Context, src Source, files []diff.File, baseRev, headRev 
 		shown:   make(map[string][]span),
 		offered: make(map[fileKey][]span),
 	}
+	b.finder, _ = src.(Finder)
 	enclosing, err := b.enclosing(files)
 	if err != nil {
 		return Result{}, err
@@ -136,7 +152,9 @@ type builder struct {
 	files       map[fileKey]*file
 	dirs        map[string][]string // directory -> its files at head, recursively
 	searchReads int
-	module      string // the Go module path at the root, once read
+	finder      Finder                         // nil when src is not one, or once it failed
+	holders     map[string]map[string][]string // directory ("" for the tree) -> word -> files at head that hold it
+	module      string                         // the Go module path at the root, once read
 	moduleRead  bool
 	allFiles    map[string]bool // the files at head, once listed for #include
 
@@ -164,18 +182,26 @@ type file struct {
 	includesDone bool
 }
 
-// errReadLimit stops a definition search at maxSearchReads.
+// errReadLimit stops a definition search at the read limit.
 var errReadLimit = errors.New("read limit reached")
 
-// load reads a file once. A search read counts against maxSearchReads; the changed files
-// do not.
+// readLimit is how many files the definition search may read.
+func (b *builder) readLimit() int {
+	if b.finder != nil {
+		return maxFoundReads
+	}
+	return maxSearchReads
+}
+
+// load reads a file once. A search read counts against the read limit; the changed files do
+// not.
 func (b *builder) load(side, path string, search bool) (*file, error) {
 	k := fileKey{side, path}
 	if f, ok := b.files[k]; ok {
 		return f, nil
 	}
 	if search {
-		if b.searchReads >= maxSearchReads {
+		if b.searchReads >= b.readLimit() {
 			return nil, errReadLimit
 		}
 		b.searchReads++

@@ -236,8 +236,15 @@ func TestBuildGo(t *testing.T) {
 				},
 				{
 					Path: "store/errors.go", Side: SideHead, StartLine: 5, EndLine: 8, Kind: KindDefinition,
-					Symbol: "var (errNoID, errBadAmount)", Reason: "used at store/store.go:19, not shown in the diff",
-					Text: lines(errorsGo, 5, 8),
+					Symbol: "var (errNoID, errBadAmount)",
+					Reason: "errNoID used at store/store.go:14 (unchanged); errBadAmount used at store/store.go:19, not shown in the diff",
+					Text:   lines(errorsGo, 5, 8),
+				},
+				{
+					// Only an unchanged line of the hunk uses it: last.
+					Path: "store/store.go", Side: SideHead, StartLine: 5, EndLine: 9, Kind: KindDefinition,
+					Symbol: "type Store", Reason: "field reserved used at store/store.go:21 (unchanged), not shown in the diff",
+					Text: lines(storeHead, 5, 9),
 				},
 			}},
 		},
@@ -255,8 +262,9 @@ func TestBuildGo(t *testing.T) {
 				},
 				{
 					Path: "counter/counter.go", Side: SideHead, StartLine: 3, EndLine: 7, Kind: KindDefinition,
-					Symbol: "type Counter", Reason: "field total used at counter/a.go:12, not shown in the diff",
-					Text: lines(counterGo, 3, 7),
+					Symbol: "type Counter",
+					Reason: "field hits used at counter/a.go:9 (unchanged), counter/a.go:11 (unchanged); field total used at counter/a.go:12, not shown in the diff",
+					Text:   lines(counterGo, 3, 7),
 				},
 			}},
 		},
@@ -357,15 +365,19 @@ func TestBuildBudget(t *testing.T) {
 		"go.mod": goMod, "store/store.go": storeBase, "store/lock.go": lockGo, "store/errors.go": errorsGo,
 	}, map[string]string{"store/store.go": storeHead})
 	full := build(t, src, files, Options{})
-	if len(full.Snippets) != 3 {
-		t.Fatalf("without a budget cut, got %d snippets, want 3", len(full.Snippets))
+	if len(full.Snippets) != 4 {
+		t.Fatalf("without a budget cut, got %d snippets, want 4", len(full.Snippets))
 	}
 	budget := tokens(full.Snippets[0].Text) + tokens(full.Snippets[1].Text) + 1
 	got := build(t, src, files, Options{BudgetTokens: budget})
 	want := Result{
 		Snippets: full.Snippets[:2],
-		Omitted: []string{fmt.Sprintf("definition var (errNoID, errBadAmount) (store/errors.go:5-8 at head): %d tokens, over the %d-token budget (%d used)",
-			tokens(full.Snippets[2].Text), budget, budget-1)},
+		Omitted: []string{
+			fmt.Sprintf("definition var (errNoID, errBadAmount) (store/errors.go:5-8 at head): %d tokens, over the %d-token budget (%d used)",
+				tokens(full.Snippets[2].Text), budget, budget-1),
+			fmt.Sprintf("definition type Store (store/store.go:5-9 at head): %d tokens, over the %d-token budget (%d used)",
+				tokens(full.Snippets[3].Text), budget, budget-1),
+		},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Build mismatch (-want +got):\n%s", d)
@@ -402,28 +414,82 @@ func TestBuildSkippedFiles(t *testing.T) {
 }
 
 // A change whose names are defined nowhere the search may read stops at the read limit and
-// says which names it did not look up.
+// says which names it did not look up: maxSearchReads files read blind, or with a Finder,
+// maxFoundReads files that hold the name.
 func TestBuildReadLimit(t *testing.T) {
 	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		finder bool
+		limit  int
+	}{{"reading files", false, maxSearchReads}, {"with a Finder", true, maxFoundReads}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			base := map[string]string{"go.mod": goMod}
+			for i := range tt.limit + 50 {
+				base[fmt.Sprintf("big/f%04d.go", i)] = fmt.Sprintf("package big\n\n// helper%04d mentions missingName.\nfunc helper%04d() {}\n", i, i)
+			}
+			base["big/main.go"] = "package big\n\nfunc run() {\n}\n"
+			mem, files := repo(base, map[string]string{"big/main.go": "package big\n\nfunc run() {\n\tmissingName()\n}\n"})
+			var src Source = plainSource{mem}
+			if tt.finder {
+				src = mem
+			}
+			got := build(t, src, files, Options{})
+			want := Result{Omitted: []string{
+				fmt.Sprintf("definitions of missingName: not looked up, the %d-file read limit was reached", tt.limit),
+			}}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("Build mismatch (-want +got):\n%s", d)
+			}
+			mem.mu.Lock()
+			reads := len(mem.reads)
+			mem.mu.Unlock()
+			// The changed file at both sides, go.mod, and the other search reads.
+			if reads > tt.limit+2 {
+				t.Errorf("read %d files, want at most %d", reads, tt.limit+2)
+			}
+		})
+	}
+}
+
+// In a package of 1,500 files, a change that uses four names finds their definitions with a
+// Finder, reading only the files that hold them; reading files blind, the read limit stops it.
+func TestBuildFinderInALargePackage(t *testing.T) {
+	t.Parallel()
 	base := map[string]string{"go.mod": goMod}
-	for i := range maxSearchReads + 50 {
-		base[fmt.Sprintf("big/f%03d.go", i)] = fmt.Sprintf("package big\n\n// helper%03d mentions missingName.\nfunc helper%03d() {}\n", i, i)
+	for i := range 1500 {
+		base[fmt.Sprintf("big/f%04d.go", i)] = fmt.Sprintf("package big\n\n// helper%04d helps.\nfunc helper%04d() int { return %d }\n", i, i, i)
 	}
-	base["big/main.go"] = "package big\n\nfunc run() {\n}\n"
-	src, files := repo(base, map[string]string{"big/main.go": "package big\n\nfunc run() {\n\tmissingName()\n}\n"})
-	got := build(t, src, files, Options{})
-	want := Result{Omitted: []string{
-		"definitions of missingName: not looked up, the 200-file read limit was reached",
-	}}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("Build mismatch (-want +got):\n%s", d)
+	base["big/main.go"] = "package big\n\nfunc run() int {\n\treturn 0\n}\n"
+	head := "package big\n\nfunc run() int {\n\treturn helper0007() + helper0700() + helper1400() + helper1499()\n}\n"
+	mem, files := repo(base, map[string]string{"big/main.go": head})
+
+	got := build(t, mem, files, Options{})
+	var defs []string
+	for _, s := range got.Snippets {
+		defs = append(defs, s.Symbol)
 	}
-	src.mu.Lock()
-	reads := len(src.reads)
-	src.mu.Unlock()
-	// The changed file at both sides, go.mod, and the 199 other search reads.
-	if reads > maxSearchReads+2 {
-		t.Errorf("read %d files, want at most %d", reads, maxSearchReads+2)
+	if d := cmp.Diff([]string{"func helper0007", "func helper0700", "func helper1400", "func helper1499"}, defs); d != "" || len(got.Omitted) > 0 {
+		t.Errorf("with a Finder: definitions (-want +got):\n%s\nomitted %q", d, got.Omitted)
+	}
+	mem.mu.Lock()
+	reads, finds := len(mem.reads), mem.finds
+	mem.mu.Unlock()
+	// main.go at both sides, go.mod and the four files that hold the names, in one search.
+	if reads != 7 || finds != 1 {
+		t.Errorf("with a Finder: read %d files in %d searches, want 7 in 1", reads, finds)
+	}
+
+	blind := build(t, plainSource{mem}, files, Options{})
+	if len(blind.Omitted) != 1 || !strings.Contains(blind.Omitted[0], "read limit was reached") {
+		t.Errorf("reading blind: omitted %q, want the read limit reached", blind.Omitted)
+	}
+	// A Finder that fails is reported, and the search reads files instead.
+	broken := build(t, brokenFinder{mem}, files, Options{})
+	want := []string{"the search for names failed (git grep: killed): definitions were searched by reading files instead, at most 200", blind.Omitted[0]}
+	if d := cmp.Diff(want, broken.Omitted); d != "" || len(broken.Snippets) != len(blind.Snippets) {
+		t.Errorf("with a failing Finder: omitted (-want +got):\n%s", d)
 	}
 }
 

@@ -24,6 +24,7 @@ type use struct {
 	qualDir   string  // the directory of that package
 	recv      recvRef // Go: what the code says of the type of the selector's operand
 	called    bool    // followed by "(" (other languages)
+	unchanged bool    // on an unchanged line of a hunk, not an added one
 }
 
 // lookupKey is what a definition is looked up by: the same name used the same way from the
@@ -58,16 +59,50 @@ type defHit struct {
 	locality int
 }
 
-// definitions finds, for the names the added lines use, the definitions the prompt does not
-// show yet; see the package documentation for the rules. The cheap places are searched first
-// for every name (the use's own file), then the nearer ones (a C file's includes, the
-// directory, a Go member's type), then the rest of the repository, so that the read limit
-// cuts the least likely searches.
+// definitions finds, for the names the hunks' lines use, the definitions the prompt does not
+// show yet; see the package documentation for the rules. The names the added lines use are
+// looked up before those only the unchanged lines use, so that the read limit cuts the
+// latter.
 func (b *builder) definitions(files []diff.File) ([]*lookup, error) {
 	lookups, err := b.collectUses(files)
 	if err != nil {
 		return nil, err
 	}
+	if err := b.findAll(lookups); err != nil {
+		return nil, err
+	}
+	split := slices.IndexFunc(lookups, func(lk *lookup) bool { return !lk.changed() })
+	if split < 0 {
+		split = len(lookups)
+	}
+	for _, part := range [][]*lookup{lookups[:split], lookups[split:]} {
+		if err := b.lookUp(part); err != nil {
+			return nil, err
+		}
+	}
+	var cut, ambiguous []string
+	for _, lk := range lookups {
+		if !lk.done && lk.cut && !slices.Contains(cut, lk.key.name) {
+			cut = append(cut, lk.key.name)
+		}
+		if lk.ambiguous && !slices.Contains(ambiguous, lk.key.name) {
+			ambiguous = append(ambiguous, lk.key.name)
+		}
+	}
+	if len(cut) > 0 {
+		b.omit(fmt.Sprintf("definitions of %s: not looked up, the %d-file read limit was reached", nameList(cut), b.readLimit()))
+	}
+	if len(ambiguous) > 0 {
+		b.omit(fmt.Sprintf("definitions of the members %s: not linked, several types have them and the code does not say which one the operand is", nameList(ambiguous)))
+	}
+	return lookups, nil
+}
+
+// lookUp searches for the definitions of lookups: the cheap places first for every name (the
+// use's own file), then the nearer ones (a C file's includes, the directory, a Go member's
+// type), then the rest of the repository, so that the read limit cuts the least likely
+// searches.
+func (b *builder) lookUp(lookups []*lookup) error {
 	for _, lk := range lookups {
 		if !goMemberLookup(lk) {
 			b.inFile(lk)
@@ -87,32 +122,140 @@ func (b *builder) definitions(files []diff.File) ([]*lookup, error) {
 			err = b.inDir(lk)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
+	var far []*lookup
+	var names []string
 	for _, lk := range lookups {
 		if !lk.done && lk.lang != langGo && searchElsewhere(lk) {
-			if err := b.elsewhere(lk); err != nil {
-				return nil, err
+			far = append(far, lk)
+			names = append(names, lk.key.name)
+		}
+	}
+	if err := b.find(nil, names); err != nil {
+		return err
+	}
+	for _, lk := range far {
+		if err := b.elsewhere(lk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findAll asks the Finder, in one search, which files of the directories the lookups will
+// search hold the names they will look for: the use's directory, a qualified name's package,
+// and in Go the packages of the module the use's file imports and the names of the types
+// and fields its operand's type is worked out through.
+func (b *builder) findAll(lookups []*lookup) error {
+	if b.finder == nil {
+		return nil
+	}
+	var dirs, words []string
+	for _, lk := range lookups {
+		dirs = append(dirs, path.Dir(lk.key.path))
+		words = append(words, lk.key.name)
+		if lk.key.qualified {
+			dirs = append(dirs, lk.key.qualDir)
+		}
+		if lk.lang != langGo {
+			continue
+		}
+		if r := lk.key.recv; r.kind != recvUnknown {
+			words = append(words, r.name)
+			for step := range strings.SplitSeq(r.chain, ".") {
+				words = append(words, strings.TrimSuffix(step, "()")) // "" for no chain: find skips it
+			}
+		}
+		if f := b.files[fileKey{SideHead, lk.key.path}]; f != nil && f.gof != nil {
+			for _, ip := range f.gof.imports {
+				if d := b.moduleDir(ip); d != "" {
+					dirs = append(dirs, d)
+				}
 			}
 		}
 	}
-	var cut, ambiguous []string
-	for _, lk := range lookups {
-		if !lk.done && lk.cut && !slices.Contains(cut, lk.key.name) {
-			cut = append(cut, lk.key.name)
+	return b.find(dirs, words)
+}
+
+// find asks the Finder which files of dirs (the whole tree when nil) hold each of words not
+// asked about yet, in one search. A search that fails is reported, and the Finder is not
+// used again: the definitions are then searched by reading files.
+func (b *builder) find(dirs, words []string) error {
+	if b.finder == nil || len(words) == 0 {
+		return nil
+	}
+	if dirs != nil {
+		dirs = slices.Compact(slices.Sorted(slices.Values(dirs)))
+	}
+	keys := dirs
+	if dirs == nil {
+		keys = []string{""}
+	}
+	var ask []string
+	for _, w := range slices.Compact(slices.Sorted(slices.Values(words))) {
+		for _, d := range keys {
+			if _, known := b.holders[d][w]; !known && w != "" {
+				ask = append(ask, w)
+				break
+			}
 		}
-		if lk.ambiguous && !slices.Contains(ambiguous, lk.key.name) {
-			ambiguous = append(ambiguous, lk.key.name)
+	}
+	if len(ask) == 0 {
+		return nil
+	}
+	found, err := b.finder.FindWords(b.ctx, b.revs[SideHead], ask, dirs)
+	if b.ctx.Err() != nil {
+		return fmt.Errorf("find names at head: %w", b.ctx.Err())
+	}
+	if err != nil {
+		b.omit(fmt.Sprintf("the search for names failed (%v): definitions were searched by reading files instead, at most %d", err, maxSearchReads))
+		b.finder = nil
+		return nil
+	}
+	for _, d := range keys {
+		if b.holders[d] == nil {
+			b.holders[d] = make(map[string][]string)
 		}
 	}
-	if len(cut) > 0 {
-		b.omit(fmt.Sprintf("definitions of %s: not looked up, the %d-file read limit was reached", nameList(cut), maxSearchReads))
+	for _, w := range ask {
+		for _, d := range keys {
+			b.holders[d][w] = nil
+		}
+		for _, p := range found[w] {
+			d := path.Dir(p)
+			if dirs == nil {
+				d = ""
+			}
+			if hs, ok := b.holders[d]; ok {
+				hs[w] = append(hs[w], p)
+			}
+		}
 	}
-	if len(ambiguous) > 0 {
-		b.omit(fmt.Sprintf("definitions of the members %s: not linked, several types have them and the code does not say which one the operand is", nameList(ambiguous)))
+	return nil
+}
+
+// searchList lists the files under dir ("." for the tree) at head that the search for words
+// may read: with a Finder, those in dir that hold one of them (the tree's for "."), asking it
+// about what it was not asked yet; without, every file under dir.
+func (b *builder) searchList(dir string, words []string) ([]string, error) {
+	key, dirs := dir, []string{dir}
+	if dir == "." {
+		key, dirs = "", nil
 	}
-	return lookups, nil
+	if err := b.find(dirs, words); err != nil {
+		return nil, err
+	}
+	if b.finder == nil {
+		return b.listDir(dir)
+	}
+	var out []string
+	for _, w := range words {
+		out = append(out, b.holders[key][w]...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // goMemberLookup reports whether lk is a Go field or method, looked up by goMember.
@@ -126,8 +269,23 @@ func nameList(names []string) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:show], ", "), len(names)-show)
 }
 
-// collectUses lists the names the added lines use, grouped into lookups ordered by how often
-// they are used, then by first use in their file, the files taking turns.
+// changed reports whether an added line uses the name, not only unchanged ones.
+func (lk *lookup) changed() bool { return changedUses(lk.uses) > 0 }
+
+// changedUses counts the uses on added lines.
+func changedUses(us []use) int {
+	n := 0
+	for _, u := range us {
+		if !u.unchanged {
+			n++
+		}
+	}
+	return n
+}
+
+// collectUses lists the names the hunks' lines use, grouped into lookups: those an added line
+// uses first, ordered by how often added lines use them, then the others by how often they
+// are used; then by first use in their file, the files taking turns.
 func (b *builder) collectUses(files []diff.File) ([]*lookup, error) {
 	var uses []use
 	var langs []language
@@ -139,15 +297,20 @@ func (b *builder) collectUses(files []diff.File) ([]*lookup, error) {
 		if l == langUnknown {
 			continue
 		}
+		// The lines of the hunks at head, added (true) or unchanged (false).
 		added := make(map[int]bool)
 		var lines []int
+		changes := false
 		for _, h := range f.Hunks {
-			for _, ln := range changedLines(h, SideHead) {
-				added[ln] = true
-				lines = append(lines, ln)
+			for _, l := range h.Lines {
+				if l.Op != diff.Delete {
+					added[l.New] = l.Op == diff.Add
+					lines = append(lines, l.New)
+					changes = changes || l.Op == diff.Add
+				}
 			}
 		}
-		if len(lines) == 0 {
+		if !changes {
 			continue
 		}
 		fl, err := b.load(SideHead, f.NewPath, false)
@@ -168,7 +331,7 @@ func (b *builder) collectUses(files []diff.File) ([]*lookup, error) {
 			us = lexicalUses(fl, lines) // also Go that go/parser rejects
 		}
 		for _, u := range us {
-			u.seq = len(uses)
+			u.seq, u.unchanged = len(uses), !added[u.line]
 			uses = append(uses, u)
 			langs = append(langs, l)
 		}
@@ -185,8 +348,9 @@ func (b *builder) collectUses(files []diff.File) ([]*lookup, error) {
 		}
 		lk.uses = append(lk.uses, u)
 	}
-	// Most used first; among equals, the changed files take turns, so that a read limit
-	// reached on a large change cuts every file's least used names, not the last files'.
+	// Those the added lines use first, most used first; among equals, the changed files take
+	// turns, so that a read limit reached on a large change cuts every file's least used
+	// names, not the last files'.
 	round := make(map[*lookup]int, len(out))
 	perFile := make(map[string]int)
 	for _, lk := range out {
@@ -194,7 +358,7 @@ func (b *builder) collectUses(files []diff.File) ([]*lookup, error) {
 		perFile[lk.key.path]++
 	}
 	slices.SortStableFunc(out, func(a, b *lookup) int {
-		return cmp.Or(cmp.Compare(len(b.uses), len(a.uses)), cmp.Compare(round[a], round[b]))
+		return cmp.Or(cmp.Compare(changedUses(b.uses), changedUses(a.uses)), cmp.Compare(len(b.uses), len(a.uses)), cmp.Compare(round[a], round[b]))
 	})
 	return out, nil
 }
@@ -202,16 +366,16 @@ func (b *builder) collectUses(files []diff.File) ([]*lookup, error) {
 // identRe matches identifiers in code with comments and literals blanked.
 var identRe = regexp.MustCompile(`[A-Za-z_$][\w$]*`)
 
-// lexicalUses finds the names on the added lines of a file in a language other than Go:
+// lexicalUses finds the names on the given lines of a file in a language other than Go:
 // every identifier that is not a keyword, a builtin or shorter than three characters. Locals
 // are not told apart; they rarely match a declaration, and when they do, the budget and the
 // ranking keep the cost small.
-func lexicalUses(f *file, added []int) []use {
+func lexicalUses(f *file, lines []int) []use {
 	if f.code == nil {
 		f.code = codeLines(f.lang, f.lines)
 	}
 	var out []use
-	for _, ln := range added {
+	for _, ln := range lines {
 		if ln < 1 || ln > len(f.code) {
 			continue
 		}
@@ -322,7 +486,7 @@ func (b *builder) inDir(lk *lookup) error {
 		}
 		dir = lk.key.qualDir
 	}
-	all, err := b.listDir(dir)
+	all, err := b.searchList(dir, []string{lk.key.name})
 	if err != nil {
 		return err
 	}
@@ -368,7 +532,7 @@ func searchElsewhere(lk *lookup) bool {
 // elsewhere scans the rest of the repository for a name of another language than Go, files
 // the use's file imports or includes first, then files named like the name, nearest first.
 func (b *builder) elsewhere(lk *lookup) error {
-	all, err := b.listDir(".")
+	all, err := b.searchList(".", []string{lk.key.name})
 	if err != nil {
 		return err
 	}
@@ -522,8 +686,9 @@ type defCand struct {
 
 // definitionCandidates merges the hits into one candidate per declaration, drops those the
 // prompt already shows (or that the budget already refused as enclosing snippets) or that
-// hold the use itself (a recursive call, a method's own class),
-// and ranks them: most uses first, then same file, same directory, elsewhere, then first use.
+// hold the use itself (a recursive call, a method's own class), and ranks them: those an
+// added line uses first, most such uses first, then most uses, then same file, same
+// directory, elsewhere, then first use.
 func (b *builder) definitionCandidates(lookups []*lookup) []candidate {
 	type key struct {
 		path       string
@@ -560,6 +725,7 @@ func (b *builder) definitionCandidates(lookups []*lookup) []candidate {
 	cands = mergeNested(cands)
 	slices.SortStableFunc(cands, func(x, y *defCand) int {
 		return cmp.Or(
+			cmp.Compare(changedUses(y.uses), changedUses(x.uses)),
 			cmp.Compare(len(y.uses), len(x.uses)),
 			cmp.Compare(x.hit.locality, y.hit.locality),
 			cmp.Compare(x.first, y.first),
@@ -577,7 +743,9 @@ func (b *builder) definitionCandidates(lookups []*lookup) []candidate {
 				focus = append(focus, m.Line)
 			}
 		}
-		out = append(out, makeCandidate(f, c.hit.d, KindDefinition, defReason(c.hit.d, c.uses), focus, snippetCap(b.o.BudgetTokens)))
+		cand := makeCandidate(f, c.hit.d, KindDefinition, defReason(c.hit.d, c.uses), focus, snippetCap(b.o.BudgetTokens))
+		cand.unchanged = changedUses(c.uses) == 0
+		out = append(out, cand)
 	}
 	return out
 }
@@ -605,7 +773,8 @@ func mergeNested(cands []*defCand) []*defCand {
 
 // defReason says where a definition is used: "used at store.go:46, not shown in the diff",
 // "field mu used at store.go:40; field reserved used at store.go:41, not shown in the diff",
-// naming at most three names and three places for each.
+// "used at store.go:44 (unchanged), not shown in the diff", naming at most three names and
+// three places for each.
 func defReason(d decl, uses []use) string {
 	var names []string
 	sites := make(map[string][]string)
@@ -614,6 +783,9 @@ func defReason(d decl, uses []use) string {
 			names = append(names, u.name)
 		}
 		s := fmt.Sprintf("%s:%d", u.path, u.line)
+		if u.unchanged {
+			s += " (unchanged)"
+		}
 		if !slices.Contains(sites[u.name], s) {
 			sites[u.name] = append(sites[u.name], s)
 		}

@@ -258,9 +258,12 @@ func (g *goFile) members(t ast.Expr) (map[string]member, []typeRef) {
 			continue
 		}
 		for _, n := range f.Names {
-			mm := member{Line: g.line(n.Pos()), Kind: kind}
-			if kind == "field" {
-				mm.Type = ref
+			mm := member{Line: g.line(n.Pos()), Kind: kind, Type: ref}
+			if ft, ok := f.Type.(*ast.FuncType); ok && kind == "method" {
+				mm.Type = typeRef{}
+				if ft.Results != nil && len(ft.Results.List) > 0 {
+					mm.Type = g.typeRefOf(ft.Results.List[0].Type)
+				}
 			}
 			m[n.Name] = mm
 		}
@@ -308,13 +311,24 @@ const (
 
 // recvRef is what the code says of the type of a selector's operand, without a type checker:
 // a type it spells out, or a package-level function or variable whose declaration does, and
-// the fields followed from there (s.buf.put: the type of field buf of s's type). pkg is the
-// import path of the package that declares name, "" for the package of the code that says it.
+// the fields and method results followed from there (s.buf.put: the type of field buf of s's
+// type; s.Client().Get: the result type of s's method Client). pkg is the import path of the
+// package that declares name, "" for the package of the code that says it. call marks an
+// operand the code does not say the type of, that is the result of a call (x().Get,
+// v, err := f(); err.Error): such a chain is how code reaches another module's API, so its
+// members are never linked on a guess.
 type recvRef struct {
 	kind  recvKind
 	name  string
 	pkg   string
-	chain string // field names, dot-separated
+	chain string // field names and method calls ("Client()"), dot-separated
+	call  bool
+}
+
+// fromCall reports whether the operand is the result of a call: its type is known only once
+// that call is resolved.
+func (r recvRef) fromCall() bool {
+	return r.call || r.kind == recvFunc || strings.Contains(r.chain, "()")
 }
 
 func typeRecv(t typeRef) recvRef {
@@ -328,9 +342,11 @@ func typeRecv(t typeRef) recvRef {
 const maxRefDepth = 8
 
 // localVar is a name a function declares: the type it is declared with, or the value it is
-// first assigned; neither when the code does not say or says two different things.
+// first assigned; neither when the code does not say or says two different things. call marks
+// a later result of a call (err in v, err := f()), whose type the code does not say.
 type localVar struct {
 	typ, val ast.Expr
+	call     bool
 	key      string
 }
 
@@ -367,13 +383,13 @@ func (g *goFile) valueRef(e ast.Expr, locals env, depth int) recvRef {
 		switch f := x.Fun.(type) {
 		case *ast.Ident:
 			if _, isLocal := locals(f.Name); isLocal {
-				return recvRef{}
+				return recvRef{call: true}
 			}
 			if f.Name == "new" && len(x.Args) == 1 {
 				return typeRecv(g.localType(x.Args[0], locals))
 			}
 			if types.Universe.Lookup(f.Name) != nil {
-				return recvRef{}
+				return recvRef{call: true}
 			}
 			return recvRef{kind: recvFunc, name: f.Name}
 		case *ast.SelectorExpr:
@@ -384,10 +400,20 @@ func (g *goFile) valueRef(e ast.Expr, locals env, depth int) recvRef {
 					}
 				}
 			}
+			// x.M(): the result of a method of x's type.
+			r := g.valueRef(f.X, locals, depth+1)
+			if r.kind == recvUnknown {
+				return recvRef{call: true}
+			}
+			r.chain = strings.TrimPrefix(r.chain+"."+f.Sel.Name+"()", ".")
+			return r
 		}
+		return recvRef{call: true}
 	case *ast.Ident:
 		if lv, isLocal := locals(x.Name); isLocal {
 			switch {
+			case lv.call:
+				return recvRef{call: true}
 			case lv.typ != nil:
 				return typeRecv(g.localType(lv.typ, locals))
 			case lv.val != nil:
@@ -515,15 +541,16 @@ func elidedType(stack []ast.Node, i int) (ast.Expr, bool) {
 	}
 }
 
-// uses finds the names the added lines of a Go file use and that may be defined elsewhere:
+// uses finds the names the given lines of a Go file use and that may be defined elsewhere:
 // identifiers that are not declared by those lines, not local to the function around them,
 // not builtins; selectors, which name a field or method (s.mu, with what the code says of s's
 // type) or something of another package of the module (store.Open); and the keys of struct
 // literals, fields of the literal's type. A key of a literal whose type is not named here
 // (an anonymous struct, an elided type of a named slice) is no use: it names a field of that
-// type and nothing else. moduleDir maps an import path to its directory in the repository,
-// or "" for a package outside it, whose names are not looked up.
-func (g *goFile) uses(filePath string, added map[int]bool, moduleDir func(string) string) []use {
+// type and nothing else. lines are the lines to read (the hunk's lines at head, true for the
+// added ones: the caller tells the uses apart). moduleDir maps an import path to its directory
+// in the repository, or "" for a package outside it, whose names are not looked up.
+func (g *goFile) uses(filePath string, lines map[int]bool, moduleDir func(string) string) []use {
 	declaring := declaringIdents(g.file)
 	locals := make(map[*ast.FuncDecl]map[string]*localVar)
 	var out []use
@@ -536,7 +563,10 @@ func (g *goFile) uses(filePath string, added map[int]bool, moduleDir func(string
 		}
 		stack = append(stack, n)
 		id, ok := n.(*ast.Ident)
-		if !ok || !added[g.line(id.Pos())] || declaring[id] || len(id.Name) < 3 {
+		if !ok || declaring[id] || len(id.Name) < 3 {
+			return true
+		}
+		if _, in := lines[g.line(id.Pos())]; !in {
 			return true
 		}
 		var parent, grand ast.Node
@@ -677,15 +707,17 @@ func declaringIdents(f *ast.File) map[*ast.Ident]bool {
 // or values has neither, so that its selectors are not linked to the wrong type.
 func localNames(fn *ast.FuncDecl) map[string]*localVar {
 	m := make(map[string]*localVar)
-	set := func(name string, typ, val ast.Expr) {
-		k := localKey(typ, val)
+	add := func(name string, lv localVar) {
 		old, seen := m[name]
 		switch {
 		case !seen:
-			m[name] = &localVar{typ: typ, val: val, key: k}
-		case old.key != k:
+			m[name] = &lv
+		case old.key != lv.key:
 			m[name] = &localVar{key: "?"}
 		}
+	}
+	set := func(name string, typ, val ast.Expr) {
+		add(name, localVar{typ: typ, val: val, key: localKey(typ, val)})
 	}
 	fields := func(l *ast.FieldList) {
 		if l == nil {
@@ -722,9 +754,18 @@ func localNames(fn *ast.FuncDecl) map[string]*localVar {
 				switch {
 				case len(n.Rhs) == len(n.Lhs):
 					val = n.Rhs[i]
-				case i == 0 && len(n.Rhs) == 1:
-					if ta, ok := n.Rhs[0].(*ast.TypeAssertExpr); ok { // v, ok := x.(T)
-						val = ta
+				case len(n.Rhs) == 1:
+					switch rhs := n.Rhs[0].(type) {
+					case *ast.TypeAssertExpr: // v, ok := x.(T)
+						if i == 0 {
+							val = rhs
+						}
+					case *ast.CallExpr: // v, err := f(): v is its first result
+						if i > 0 {
+							add(id.Name, localVar{call: true, key: "call"})
+							continue
+						}
+						val = rhs
 					}
 				}
 				set(id.Name, nil, val)

@@ -10,12 +10,17 @@ import (
 
 // A Go field or method is linked to a definition only on the type of its selector's operand,
 // or, when the code does not say what that type is, on the one type that has a member of that
-// name: never on one of several. The type is worked out as a reader of the code would, without
-// a type checker: a receiver, parameter or variable declared with its type, a variable given a
-// composite literal, &T{}, new(T), x.(T) or the result of a package-level function (whose
-// declaration names its result type), a package-level variable likewise, and fields followed
-// from there (s.buf.put: the type of s's field buf), including fields and methods a struct
-// promotes from the types it embeds.
+// name: never on one of several, and never on a guess when the operand is the result of a call
+// (x.Client().Get, v, err := f(); err.Error): calls are how code reaches other modules' APIs,
+// and client-go's Pods(ns).Get is not this module's only Get. The type is worked out as a
+// reader of the code would, without a type checker: a receiver, parameter or variable declared
+// with its type, a variable given a composite literal, &T{}, new(T), x.(T), a conversion or
+// the (first) result of a package-level function (whose declaration names its result type), a
+// package-level variable likewise, and fields and method results followed from there
+// (s.buf.put: the type of s's field buf; s.Store().Get: the result type of s's method Store),
+// including fields and methods a struct promotes from the types it embeds. A type of another
+// module anywhere on the way, or a member missing from a struct that embeds one, means the
+// member is not this module's.
 
 // maxEmbedDepth bounds how deep promoted members are looked for.
 const maxEmbedDepth = 3
@@ -51,7 +56,7 @@ func (b *builder) pkgOf(importPath string, from goPkg) (goPkg, bool) {
 // first, then in the order orderFor gives for hint, until visit returns true. The read limit
 // stops it and marks lk cut.
 func (b *builder) goFiles(lk *lookup, use *file, pkg goPkg, hint string, needles []string, visit func(*file) bool) error {
-	all, err := b.listDir(pkg.dir)
+	all, err := b.searchList(pkg.dir, needles)
 	if err != nil {
 		return err
 	}
@@ -110,19 +115,23 @@ func (b *builder) goMember(lk *lookup) error {
 			lk.done = true // a type of another module, the standard library or a builtin
 			return nil
 		case t.name != "":
-			h, _, found, typeSeen, err := b.memberOf(lk, use, t.pkg, t.name, lk.key.name, 0)
+			mh, err := b.memberOf(lk, use, t.pkg, t.name, lk.key.name, 0)
 			if err != nil {
 				return err
 			}
-			if found {
-				lk.hits, lk.done = []defHit{h}, true
+			if mh.found {
+				lk.hits, lk.done = []defHit{mh.h}, true
 				return nil
 			}
-			if typeSeen || lk.cut {
+			if mh.typeSeen || lk.cut {
 				lk.done = !lk.cut // the type is known and has no such member: nothing to link
 				return nil
 			}
 		}
+	}
+	if lk.key.recv.fromCall() {
+		lk.done = true // the result of a call the code does not resolve: not guessed
+		return nil
 	}
 	owners, err := b.owners(lk, use, own)
 	if err != nil {
@@ -225,14 +234,18 @@ func (b *builder) resolveRecv(lk *lookup, use *file, r recvRef, from goPkg, dept
 		t = typeRef{Name: r.name}
 	case recvFunc, recvVar:
 		h, found, err := b.topDecl(lk, use, pkg, r.name, func(d decl) bool {
-			if r.kind == recvFunc {
-				return d.Kind == declFunc && !d.Method && slices.Contains(d.Names, r.name)
+			if r.kind == recvFunc { // a function, or a conversion to a type
+				return (d.Kind == declFunc || d.Kind == declType) && !d.Method && slices.Contains(d.Names, r.name)
 			}
 			_, ok := d.Vars[r.name]
 			return d.Kind == declValue && ok
 		})
 		if err != nil || !found {
 			return resolved{}, err
+		}
+		if h.d.Kind == declType {
+			t = typeRef{Name: r.name}
+			break
 		}
 		if r.kind == recvVar {
 			v := h.d.Vars[r.name]
@@ -251,16 +264,22 @@ func (b *builder) resolveRecv(lk *lookup, use *file, r recvRef, from goPkg, dept
 		return resolved{}, nil
 	}
 	if r.chain != "" {
-		for _, field := range strings.Split(r.chain, ".") {
-			_, m, found, _, err := b.memberOf(lk, use, pkg, t.Name, field, 0)
-			if err != nil || !found || m.Kind != "field" || m.Type.Name == "" {
+		for _, step := range strings.Split(r.chain, ".") {
+			name, call := strings.CutSuffix(step, "()")
+			mh, err := b.memberOf(lk, use, pkg, t.Name, name, 0)
+			switch {
+			case err != nil:
 				return resolved{}, err
+			case !mh.found && mh.external:
+				return resolved{outside: true}, nil // promoted, most likely, from a type of another module
+			case !mh.found || call != (mh.m.Kind == "method") || mh.m.Type.Name == "":
+				return resolved{}, nil
 			}
-			next, ok := b.pkgOf(m.Type.Pkg, m.pkg)
+			next, ok := b.pkgOf(mh.m.Type.Pkg, mh.m.pkg)
 			if !ok {
 				return resolved{outside: true}, nil
 			}
-			t, pkg = m.Type, next
+			t, pkg = mh.m.Type, next
 		}
 	}
 	return resolved{name: t.Name, pkg: pkg}, nil
@@ -289,16 +308,25 @@ type foundMember struct {
 	pkg goPkg
 }
 
+// memberHit is what memberOf found: the declaration that defines the member and the member;
+// or, when not found, whether the type's declaration was seen at all and whether it embeds a
+// type of another module, which may be where the member comes from.
+type memberHit struct {
+	h                         defHit
+	m                         foundMember
+	found, typeSeen, external bool
+}
+
 // memberOf finds name on the type typ of pkg: a field or interface method of its declaration,
-// a method with that receiver, or either promoted from a type it embeds. typeSeen reports
-// whether the type's declaration was found at all.
-func (b *builder) memberOf(lk *lookup, use *file, pkg goPkg, typ, name string, depth int) (h defHit, m foundMember, found, typeSeen bool, err error) {
+// a method with that receiver, or either promoted from a type it embeds.
+func (b *builder) memberOf(lk *lookup, use *file, pkg goPkg, typ, name string, depth int) (memberHit, error) {
+	var mh memberHit
 	var td *defHit
-	err = b.goFiles(lk, use, pkg, name, []string{name, typ}, func(f *file) bool {
+	err := b.goFiles(lk, use, pkg, typ, []string{typ}, func(f *file) bool {
 		for _, d := range f.decls {
 			switch {
 			case d.Method && d.Recv == typ && len(d.Names) > 0 && d.Names[0] == name:
-				h, m, found = b.hit(use, f, d), foundMember{member{Line: d.Sig, Kind: "method"}, pkg}, true
+				mh.h, mh.m, mh.found = b.hit(use, f, d), foundMember{member{Line: d.Sig, Kind: "method", Type: d.Result}, pkg}, true
 				return true
 			case !d.Method && d.Kind == declType && slices.Contains(d.Names, typ):
 				if td == nil {
@@ -306,27 +334,29 @@ func (b *builder) memberOf(lk *lookup, use *file, pkg goPkg, typ, name string, d
 					td = &x
 				}
 				if mm, ok := d.Members[name]; ok {
-					h, m, found = b.hit(use, f, d), foundMember{mm, pkg}, true
+					mh.h, mh.m, mh.found = b.hit(use, f, d), foundMember{mm, pkg}, true
 					return true
 				}
 			}
 		}
 		return false
 	})
-	if err != nil || found || td == nil {
-		return h, m, found, td != nil, err
+	mh.typeSeen = mh.found || td != nil
+	if err != nil || mh.found || td == nil || depth >= maxEmbedDepth {
+		return mh, err
 	}
-	if depth < maxEmbedDepth {
-		for _, e := range td.d.Embeds {
-			epkg, ok := b.pkgOf(e.Pkg, pkg)
-			if !ok {
-				continue
-			}
-			eh, em, ok, _, err := b.memberOf(lk, use, epkg, e.Name, name, depth+1)
-			if err != nil || ok {
-				return eh, em, ok, true, err
-			}
+	for _, e := range td.d.Embeds {
+		epkg, ok := b.pkgOf(e.Pkg, pkg)
+		if !ok {
+			mh.external = true
+			continue
 		}
+		eh, err := b.memberOf(lk, use, epkg, e.Name, name, depth+1)
+		if err != nil || eh.found {
+			eh.typeSeen = true
+			return eh, err
+		}
+		mh.external = mh.external || eh.external
 	}
-	return h, m, false, true, nil
+	return mh, nil
 }

@@ -2,6 +2,7 @@ package codecontext
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -100,17 +101,31 @@ func symbols(r Result) []string {
 	return out
 }
 
-// definitionSymbols lists only the definitions of symbols, sorted.
+// definitionSymbols lists only the definitions of symbols that added lines use, sorted.
 func definitionSymbols(r Result) []string {
 	var out []string
-	for _, s := range symbols(r) {
-		if strings.Contains(s, " "+KindDefinition+" ") {
+	for i, s := range symbols(r) {
+		if strings.Contains(s, " "+KindDefinition+" ") && !onlyUnchanged(r.Snippets[i]) {
 			out = append(out, s)
 		}
 	}
 	slices.Sort(out)
 	return out
 }
+
+// onlyUnchanged reports whether a definition is shown only for unchanged lines of the hunks:
+// every place its reason names is marked so.
+func onlyUnchanged(s Snippet) bool {
+	sites := siteRe.FindAllStringSubmatch(s.Reason, -1)
+	for _, m := range sites {
+		if m[1] == "" {
+			return false
+		}
+	}
+	return len(sites) > 0
+}
+
+var siteRe = regexp.MustCompile(`\S+\.\w+:\d+( \(unchanged\))?`)
 
 // A selector's name is linked on the type of its operand when the code says what that is,
 // and, when it does not, only on the one type of the package that has such a member.
@@ -243,5 +258,174 @@ func TestGoTableKeysNotLinked(t *testing.T) {
 	got := build(t, src, files, Options{})
 	if defs := definitionSymbols(got); len(defs) > 0 || len(got.Omitted) > 0 {
 		t.Errorf("definitions %q, omitted %q; want none\n%s", defs, got.Omitted, Render(got))
+	}
+}
+
+// The kube module: its own types with a method Get (ResourceList in package ctrl, jumpMapAlloc
+// in package alloc), and code that calls client-go, another module, whose Pods().Get is not
+// theirs.
+const (
+	kubeResources = `package ctrl
+
+import "k8s.io/client-go/kubernetes"
+
+// ResourceList holds names.
+type ResourceList []string
+
+// Get returns the i-th name.
+func (r ResourceList) Get(i int) string { return r[i] }
+
+// Store lists resources.
+type Store interface {
+	List() ResourceList
+}
+
+// Controller watches pods.
+type Controller struct {
+	kube   kubernetes.Interface
+	client *Client
+}
+
+// Client is this module's client; it embeds client-go's.
+type Client struct {
+	kubernetes.Interface
+}
+
+func (c *Controller) resources() ResourceList { return nil }
+
+type wrapErr struct{}
+
+func (wrapErr) Error() string { return "" }
+`
+	kubeCtrl = `package ctrl
+
+import (
+	"context"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+func (c *Controller) sync(ctx context.Context, clientset kubernetes.Interface, clients []kubernetes.Interface, lists []ResourceList, s Store, cfg *rest.Config, ns, name string) {
+	// BODY
+}
+`
+	kubeAlloc = `package alloc
+
+type jumpMapAlloc struct{ next int }
+
+// Default is the allocator.
+var Default = &jumpMapAlloc{}
+
+// Get allocates an index.
+func (a *jumpMapAlloc) Get() int { a.next++; return a.next }
+`
+	kubeWeb = `package web
+
+import (
+	"context"
+
+	"k8s.io/client-go/kubernetes"
+
+	"example.com/kube/alloc"
+)
+
+var _ = alloc.Default
+
+func show(ctx context.Context, clientset kubernetes.Interface, ns, name string) {
+	// BODY
+}
+`
+)
+
+// A call into another module is not linked to a same-named method of this one: only an
+// operand whose type the code shows to be this module's, or one the code does not say that is
+// not the result of a call, is linked.
+func TestGoMembersOfOtherModules(t *testing.T) {
+	t.Parallel()
+	resourceListGet := "ctrl/resources.go:8-9 definition func (ResourceList) Get"
+	tests := []struct {
+		name, file, body string
+		want             []string
+	}{
+		{
+			name: "a parameter of client-go's type",
+			file: "ctrl/ctrl.go",
+			body: "pod, err := clientset.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})\n\t_, _ = pod, err",
+		},
+		{
+			name: "a variable from client-go's constructor",
+			file: "ctrl/ctrl.go",
+			body: "cs, err := kubernetes.NewForConfig(cfg)\n\t_, _ = cs.CoreV1().Pods(ns).Get(ctx, name, nil), err",
+		},
+		{
+			name: "a field of this module's type, of client-go's type",
+			file: "ctrl/ctrl.go",
+			body: "_, _ = c.kube.CoreV1().Pods(ns).Get(ctx, name, nil)",
+			want: []string{"ctrl/resources.go:16-20 definition type Controller"},
+		},
+		{
+			name: "a method promoted from client-go's type this module's embeds",
+			file: "ctrl/ctrl.go",
+			body: "_, _ = c.client.CoreV1().Pods(ns).Get(ctx, name, nil)",
+			want: []string{"ctrl/resources.go:16-20 definition type Controller"},
+		},
+		{
+			name: "an operand of unknown type that is the result of a call",
+			file: "ctrl/ctrl.go",
+			body: "for _, cs := range clients {\n\t\t_, _ = cs.CoreV1().Pods(ns).Get(ctx, name, nil)\n\t}",
+		},
+		{
+			name: "a later result of a call",
+			file: "ctrl/ctrl.go",
+			body: "_, err := clientset.CoreV1().Pods(ns).Get(ctx, name, nil)\n\t_ = err.Error()",
+		},
+		{
+			name: "client-go's Get in a package that imports the one with jumpMapAlloc",
+			file: "web/web.go",
+			body: "_, _ = clientset.CoreV1().Pods(ns).Get(ctx, name, nil)",
+		},
+		{
+			name: "a variable of this module's type: linked",
+			file: "ctrl/ctrl.go",
+			body: "rl := ResourceList{\"a\"}\n\t_ = rl.Get(0)",
+			want: []string{resourceListGet, "ctrl/resources.go:5-6 definition type ResourceList"},
+		},
+		{
+			name: "the result of this module's method: linked",
+			file: "ctrl/ctrl.go",
+			body: "_ = c.resources().Get(0)",
+			want: []string{resourceListGet, "ctrl/resources.go:27-27 definition func (*Controller) resources"},
+		},
+		{
+			name: "the result of this module's interface method: linked",
+			file: "ctrl/ctrl.go",
+			body: "_ = s.List().Get(0)",
+			want: []string{resourceListGet, "ctrl/resources.go:11-14 definition type Store"},
+		},
+		{
+			name: "an operand of unknown type, not from a call, and one type with the member: linked",
+			file: "ctrl/ctrl.go",
+			body: "for _, rl := range lists {\n\t\t_ = rl.Get(0)\n\t}",
+			want: []string{resourceListGet},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			base := map[string]string{"go.mod": "module example.com/kube\n\ngo 1.22\n",
+				"ctrl/resources.go": kubeResources, "ctrl/ctrl.go": kubeCtrl, "alloc/alloc.go": kubeAlloc, "web/web.go": kubeWeb}
+			head := strings.Replace(base[tt.file], "// BODY", tt.body, 1)
+			src, files := repo(base, map[string]string{tt.file: head})
+			got := build(t, src, files, Options{})
+			want := slices.Clone(tt.want)
+			slices.Sort(want)
+			if d := cmp.Diff(want, definitionSymbols(got)); d != "" {
+				t.Errorf("definitions mismatch (-want +got):\n%s\n%s", d, Render(got))
+			}
+			if len(got.Omitted) > 0 {
+				t.Errorf("Omitted = %q", got.Omitted)
+			}
+		})
 	}
 }

@@ -2,8 +2,11 @@ package codecontext
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -13,7 +16,10 @@ import (
 	"github.com/council-dev/council/internal/source"
 )
 
-var _ Source = (*source.Git)(nil)
+var (
+	_ Source = (*source.Git)(nil)
+	_ Finder = (*source.Git)(nil)
+)
 
 // memSource is a repository in memory: revision -> path -> content. Like git it refuses an
 // unknown revision and an empty directory (git's "empty string is not a valid pathspec"), and
@@ -26,6 +32,8 @@ type memSource struct {
 	mu    sync.Mutex
 	reads map[string]int // "rev:path" -> reads
 	lists int
+	finds int
+	index map[string]map[string][]string // rev -> word -> paths holding it, built by FindWords
 }
 
 func newMemSource(revs map[string]map[string]string) *memSource {
@@ -79,6 +87,65 @@ func (m *memSource) ListFiles(_ context.Context, rev, dir string) ([]string, err
 		j++
 	}
 	return slices.Clone(all[i:j]), nil
+}
+
+var _ Finder = (*memSource)(nil)
+
+// FindWords is git grep -o -w -F over a revision, as *source.Git runs it: a word counts where
+// no letter, digit or underscore touches it; binary files are skipped. The words of each
+// revision are indexed once, so that the fake costs the benchmarks little.
+func (m *memSource) FindWords(_ context.Context, rev string, words, dirs []string) (map[string][]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.finds++
+	files, ok := m.revs[rev]
+	if !ok {
+		return nil, fmt.Errorf("find words: bad revision %q", rev)
+	}
+	if m.index == nil {
+		m.index = make(map[string]map[string][]string)
+	}
+	idx := m.index[rev]
+	if idx == nil {
+		idx = make(map[string][]string)
+		for _, p := range m.sorted[rev] {
+			data := files[p]
+			if strings.Contains(data[:min(len(data), binarySniff)], "\x00") {
+				continue
+			}
+			seen := make(map[string]bool)
+			for _, w := range gitWord.FindAllString(data, -1) {
+				if !seen[w] {
+					seen[w] = true
+					idx[w] = append(idx[w], p)
+				}
+			}
+		}
+		m.index[rev] = idx
+	}
+	in := make(map[string]bool, len(dirs))
+	for _, d := range dirs {
+		in[d] = true
+	}
+	out := make(map[string][]string)
+	for _, w := range words {
+		for _, p := range idx[w] {
+			if dirs == nil || in[path.Dir(p)] {
+				out[w] = append(out[w], p)
+			}
+		}
+	}
+	return out, nil
+}
+
+// gitWord is a word as git grep -w sees one.
+var gitWord = regexp.MustCompile(`[A-Za-z0-9_]+`)
+
+// brokenFinder is a memSource whose FindWords fails.
+type brokenFinder struct{ *memSource }
+
+func (brokenFinder) FindWords(context.Context, string, []string, []string) (map[string][]string, error) {
+	return nil, errors.New("git grep: killed")
 }
 
 // maxReads is the largest number of times one file was read.

@@ -290,6 +290,11 @@ func TestBuildLanguages(t *testing.T) {
 					Symbol: "function lineTotal", Reason: "used at web/cart.ts:7, not shown in the diff",
 					Text: lines(itemTS, 6, 9),
 				},
+				{
+					Path: "web/item.ts", Side: SideHead, StartLine: 1, EndLine: 4, Kind: KindDefinition,
+					Symbol: "interface Item", Reason: "used at web/cart.ts:4 (unchanged), not shown in the diff",
+					Text: lines(itemTS, 1, 4),
+				},
 			},
 		},
 		{

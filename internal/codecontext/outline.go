@@ -24,7 +24,7 @@ const (
 type member struct {
 	Line int
 	Kind string  // "field" or "method"
-	Type typeRef // a field's type, when it is a named type (Go only)
+	Type typeRef // a field's type, or a method's first result type, when it is a named type (Go only)
 }
 
 // typeRef is a named Go type as the code spells it: its name, and the import path of the

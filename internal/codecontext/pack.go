@@ -11,12 +11,15 @@ import (
 //  1. The enclosing declarations of the hunks, in the order of the diff, each capped at
 //     snippetCap tokens (a longer one shows its signature and a window around the changed
 //     lines, and says so), within the budget less a reserve for small definitions.
-//  2. The small definitions (at most smallDefTokens each), most used first.
+//  2. The small definitions (at most smallDefTokens each) that an added line uses, most used
+//     first.
 //  3. The enclosing declarations that did not fit in step 1, now within the whole budget.
-//  4. The large definitions, most used first: each first as its signature and a window around
-//     the members used (a function's signature and doc comment), so that every one gets in
-//     before any is shown whole; then whole (capped at snippetCap like the enclosing ones),
-//     as far as the budget goes.
+//  4. The large definitions that an added line uses, most used first: each first as its
+//     signature and a window around the members used (a function's signature and doc
+//     comment), so that every one gets in before any is shown whole; then whole (capped at
+//     snippetCap like the enclosing ones), as far as the budget goes.
+//  5. Steps 2 and 4 again for the definitions that only unchanged lines of the hunks use: what
+//     the change itself calls is never left out for what only its surroundings do.
 //
 // A candidate that fits nowhere is listed in Result.Omitted with its size and the budget.
 
@@ -43,10 +46,11 @@ func snippetCap(budget int) int { return max(minSnippetCap, budget/8) }
 // candidate is a snippet, or a signature and windows of one long declaration, waiting for
 // the budget. short, when set, is a smaller form of the same declaration to fall back on.
 type candidate struct {
-	label  string // what it is, for Omitted
-	pieces []Snippet
-	tokens int
-	short  *candidate
+	label     string // what it is, for Omitted
+	pieces    []Snippet
+	tokens    int
+	short     *candidate
+	unchanged bool // a definition only unchanged lines use
 }
 
 // makeCandidate shows d whole, or when it is longer than maxSnippetLines or capTokens, its
@@ -146,21 +150,29 @@ func (s *slot) taken() *candidate {
 
 // pack spends the budget on the candidates in the order the package's packing rules give, and
 // writes the result: the enclosing snippets in the order of the diff, then the small
-// definitions, then the large ones, each most used first; then what was left out.
+// definitions, then the large ones, each most used first, those an added line uses before the
+// others; then what was left out.
 func (b *builder) pack(enclosing, defs []candidate) {
 	budget := b.o.BudgetTokens
 	encl := make([]slot, len(enclosing))
 	for i := range enclosing {
 		encl[i].c = &enclosing[i]
 	}
-	var small, large []slot
+	// small[0], large[0]: definitions an added line uses; small[1], large[1]: the others.
+	var small, large [2][]slot
 	reserve := 0
 	for i := range defs {
+		tier := 0
+		if defs[i].unchanged {
+			tier = 1
+		}
 		if defs[i].tokens <= smallDefTokens {
-			small = append(small, slot{c: &defs[i]})
-			reserve += defs[i].tokens
+			small[tier] = append(small[tier], slot{c: &defs[i]})
+			if tier == 0 {
+				reserve += defs[i].tokens
+			}
 		} else {
-			large = append(large, slot{c: &defs[i]})
+			large[tier] = append(large[tier], slot{c: &defs[i]})
 		}
 	}
 	reserve = min(reserve, budget*smallReservePercent/100)
@@ -176,39 +188,48 @@ func (b *builder) pack(enclosing, defs []candidate) {
 			s.short, b.used = true, b.used+s.c.short.tokens
 		}
 	}
+	// fitLarge takes every large definition short, then as many as fit whole.
+	fitLarge := func(large []slot) {
+		for i := range large {
+			s := &large[i]
+			if s.c.short != nil && fits(s.c.short.tokens, budget) {
+				s.short, b.used = true, b.used+s.c.short.tokens
+			}
+		}
+		for i := range large {
+			s := &large[i]
+			switch {
+			case s.full:
+			case s.short && fits(s.c.tokens-s.c.short.tokens, budget):
+				s.short, s.full, b.used = false, true, b.used+s.c.tokens-s.c.short.tokens
+			case !s.short:
+				fit(s, budget)
+			}
+		}
+	}
 	for i := range encl {
 		fit(&encl[i], budget-reserve)
 	}
-	for i := range small {
-		fit(&small[i], budget)
+	for i := range small[0] {
+		fit(&small[0][i], budget)
 	}
 	for i := range encl {
 		fit(&encl[i], budget)
 	}
-	for i := range large {
-		s := &large[i]
-		if s.c.short != nil && fits(s.c.short.tokens, budget) {
-			s.short, b.used = true, b.used+s.c.short.tokens
-		}
+	fitLarge(large[0])
+	for i := range small[1] {
+		fit(&small[1][i], budget)
 	}
-	for i := range large {
-		s := &large[i]
-		switch {
-		case s.full:
-		case s.short && fits(s.c.tokens-s.c.short.tokens, budget):
-			s.short, s.full, b.used = false, true, b.used+s.c.tokens-s.c.short.tokens
-		case !s.short:
-			fit(s, budget)
-		}
-	}
-	for _, group := range [][]slot{encl, small, large} {
+	fitLarge(large[1])
+	groups := [][]slot{encl, small[0], large[0], small[1], large[1]}
+	for _, group := range groups {
 		for i := range group {
 			if c := group[i].taken(); c != nil {
 				b.res.Snippets = append(b.res.Snippets, c.pieces...)
 			}
 		}
 	}
-	for _, group := range [][]slot{encl, small, large} {
+	for _, group := range groups {
 		for _, s := range group {
 			if s.taken() != nil {
 				continue

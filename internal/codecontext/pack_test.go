@@ -178,3 +178,49 @@ func TestPackOmitted(t *testing.T) {
 		}
 	}
 }
+
+// A definition an added line uses is never left out for one only an unchanged line of the
+// hunk uses, even when the first is large and the second small: with room for one of them,
+// the added line's gets it.
+func TestPackAddedLinesFirst(t *testing.T) {
+	t.Parallel()
+	var migrate strings.Builder
+	migrate.WriteString("package vm\n\n// ackMigrationCompletion records that the migration is over.\nfunc ackMigrationCompletion(n int) int {\n")
+	for i := range 20 {
+		fmt.Fprintf(&migrate, "\tn += %d // step %d of acknowledging the migration to the source node\n", i, i)
+	}
+	migrate.WriteString("\treturn n\n}\n")
+	small := "package vm\n\n// logStatus logs n.\nfunc logStatus(n int) {}\n"
+	base := "package vm\n\nfunc update(n int) int {\n\tlogStatus(n)\n\treturn n\n}\n"
+	head := strings.Replace(base, "\treturn n\n", "\tn = ackMigrationCompletion(n)\n\treturn n\n", 1)
+	src, files := repo(map[string]string{"go.mod": goMod, "vm/migrate.go": migrate.String(), "vm/log.go": small, "vm/update.go": base},
+		map[string]string{"vm/update.go": head})
+
+	full := build(t, src, files, Options{BudgetTokens: 1 << 20})
+	size := map[string]int{}
+	for _, s := range full.Snippets {
+		size[s.Symbol] += tokens(s.Text)
+	}
+	if size["func ackMigrationCompletion"] <= smallDefTokens || size["func logStatus"] == 0 || size["func logStatus"] > smallDefTokens {
+		t.Fatalf("want a large definition used by the added line and a small one used by an unchanged line; got %v\n%s", size, Render(full))
+	}
+	// Room for the large definition, not for the small one too (the hunks show all of update).
+	budget := size["func ackMigrationCompletion"] + size["func logStatus"] - 1
+	got := build(t, src, files, Options{BudgetTokens: budget})
+	var shown []string
+	for _, s := range got.Snippets {
+		shown = append(shown, s.Symbol)
+	}
+	if d := cmp.Diff([]string{"func ackMigrationCompletion"}, shown); d != "" {
+		t.Errorf("snippets (-want +got):\n%s\n%s", d, Render(got))
+	}
+	if len(got.Omitted) != 1 || !strings.Contains(got.Omitted[0], "definition func logStatus") {
+		t.Errorf("Omitted = %q, want the definition only an unchanged line uses", got.Omitted)
+	}
+	if s := got.Snippets[len(got.Snippets)-1]; strings.Contains(s.Reason, "unchanged") {
+		t.Errorf("reason %q", s.Reason)
+	}
+	if r := full.Snippets[len(full.Snippets)-1]; r.Symbol != "func logStatus" || r.Reason != "used at vm/update.go:4 (unchanged), not shown in the diff" {
+		t.Errorf("the definition only an unchanged line uses comes last, saying so; got %s: %q", r.Symbol, r.Reason)
+	}
+}

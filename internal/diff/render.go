@@ -41,7 +41,7 @@ func Render(f File, head []string, extra int) string {
 	b.WriteString("### ")
 	b.WriteString(displayPath(f.Path()))
 	b.WriteString(" (")
-	b.WriteString(describe(f))
+	b.WriteString(Describe(f))
 	b.WriteString(")\n")
 	if f.Binary {
 		return b.String()
@@ -208,8 +208,9 @@ func writeNumbers(b *strings.Builder, oldN, newN, w int) {
 	}
 }
 
-// describe says what happened to a file, in the parentheses after its path.
-func describe(f File) string {
+// Describe says what happened to a file, as Render shows it in the parentheses after its
+// path: "modified", "added", "renamed from old.go", "deleted, binary, not shown".
+func Describe(f File) string {
 	var parts []string
 	switch f.Status {
 	case Added:

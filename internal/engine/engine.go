@@ -693,10 +693,11 @@ func (s *Session) validate(ctx context.Context, c review.Completer, in review.In
 }
 
 // validationFile is what the validator is shown of one file: its hunks as the reviewers saw
-// them, the code its changed lines use, and the instructions that apply to it; only the path
-// when the change does not modify it.
+// them, the code its changed lines use, the instructions that apply to it, and the list of
+// the change's files; only the path and the list when the change does not modify it.
 func (s *Session) validationFile(ctx context.Context, p string) validate.File {
-	vf := validate.File{Path: p, Instructions: instructions.Render(scope(s.Instructions, []string{p})), Asks: learn.AskList(learn.File{Learnings: s.Learnings}.For([]string{p}))}
+	vf := validate.File{Path: p, Instructions: instructions.Render(scope(s.Instructions, []string{p})), Change: s.Change.Files,
+		Asks: learn.AskList(learn.File{Learnings: s.Learnings}.For([]string{p}))}
 	i := slices.IndexFunc(s.Change.Files, func(f diff.File) bool { return f.Path() == p })
 	if i < 0 {
 		return vf

@@ -12,12 +12,12 @@ import (
 	"github.com/council-dev/council/internal/learn"
 )
 
-// learningsRepo is a repository whose base (tag base) keeps a learnings file and whose head
-// (tag head) changes a.go and rewrites the learnings.
-func learningsRepo(t *testing.T) string {
+// gitRepo is an empty directory for a test repository, with functions that run git in it
+// and write a file into it.
+func gitRepo(t *testing.T) (dir string, run func(args ...string), write func(name, content string)) {
 	t.Helper()
-	dir := t.TempDir()
-	run := func(args ...string) {
+	dir = t.TempDir()
+	run = func(args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
@@ -27,7 +27,7 @@ func learningsRepo(t *testing.T) string {
 			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
-	write := func(name, content string) {
+	write = func(name, content string) {
 		t.Helper()
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -37,6 +37,14 @@ func learningsRepo(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
+	return dir, run, write
+}
+
+// learningsRepo is a repository whose base (tag base) keeps a learnings file and whose head
+// (tag head) changes a.go and rewrites the learnings.
+func learningsRepo(t *testing.T) string {
+	t.Helper()
+	dir, run, write := gitRepo(t)
 	run("init", "-q", "-b", "main")
 	write("a.go", "package a\n")
 	write(learn.Path, "learnings:\n  - id: from-base\n    kind: emphasise\n    text: base\n  - id: elsewhere\n    kind: emphasise\n    text: not this change\n    paths: [\"docs/**\"]\n")

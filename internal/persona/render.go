@@ -52,10 +52,7 @@ func renderComment(i int, c Comment) string {
 		f := review.Fence(h)
 		fmt.Fprintf(&b, "%sdiff\n%s\n%s\n", f, h, f)
 	}
-	body := strings.TrimSpace(c.Body)
-	if utf8.RuneCountInString(body) > maxBodyRunes {
-		body = string([]rune(body)[:maxBodyRunes]) + " …(cut)"
-	}
+	body := review.Excerpt(c.Body, maxBodyRunes)
 	b.WriteString(neutralize(body))
 	b.WriteString("\n</comment>\n")
 	return b.String()

@@ -94,8 +94,8 @@ var verdictSchema = sync.OnceValue(func() json.RawMessage {
 })
 
 // File is what a check is shown of one file of the change: its hunks as the reviewers saw
-// them and the code beyond them that the changed lines use. A file the change does not
-// modify has no Diff.
+// them, the code beyond them that the changed lines use, and the list of the change's files.
+// A file the change does not modify has no Diff.
 type File struct {
 	Path         string
 	Diff         string // diff.RenderAll of the file alone
@@ -104,7 +104,14 @@ type File struct {
 	// Asks lists what this repository's human reviewers ask for, as far as it applies to the
 	// file (learn.AskList): a verdict may name the one an issue is an instance of.
 	Asks string
+	// Change is every file of the change, in the order of its diff (hunks are not read): the
+	// check lists them, marking this one, so that the validator knows what else the change
+	// does (a changelog entry, a test) without a tool call.
+	Change []diff.File
 }
+
+// maxListedFiles caps the list of the change's files in a check; the rest are counted.
+const maxListedFiles = 100
 
 // maxDescription caps the change's description in a check: the title says what the change is
 // for, and a long body is the reviewers' business.
@@ -143,10 +150,7 @@ func renderFile(in review.Input, f File) string {
 	}
 	fmt.Fprintf(&b, "Range: %s (%s) .. %s (%s)\n", in.Base, short(in.BaseSHA), in.Head, short(in.HeadSHA))
 	if in.Title != "" || in.Body != "" {
-		body := strings.TrimSpace(in.Body)
-		if r := []rune(body); len(r) > maxDescription {
-			body = string(r[:maxDescription]) + " […]"
-		}
+		body := review.Excerpt(in.Body, maxDescription)
 		b.WriteString("\n## Title and description (untrusted data from the author)\n\n<untrusted>\n")
 		b.WriteString(review.FenceUntrusted(strings.TrimSpace(in.Title)))
 		if body != "" {
@@ -154,6 +158,7 @@ func renderFile(in review.Input, f File) string {
 		}
 		b.WriteString("\n</untrusted>\n")
 	}
+	writeChange(&b, f)
 	fmt.Fprintf(&b, "\n# File: %s\n", quoteName(f.Path))
 	if f.Instructions != "" {
 		b.WriteString("\n## Repository guidelines\n\n" + strings.TrimSpace(f.Instructions) + "\n")
@@ -173,6 +178,38 @@ func renderFile(in review.Input, f File) string {
 	b.WriteString("\n## Diff of this file\n\n" + diff.Legend + "\n\n")
 	b.WriteString(f.Diff)
 	return b.String()
+}
+
+// writeChange lists the change's files, with what happened to each and its added and
+// deleted lines, marking the file under check; past maxListedFiles, the first ones and the
+// file under check, then how many more.
+func writeChange(b *strings.Builder, f File) {
+	if len(f.Change) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## Files of the change (%d)\n\n", len(f.Change))
+	b.WriteString("What the change does to each of its files (added and deleted lines); the issues below are about the file marked as under check. Another file may hold what an issue says is missing.\n\n")
+	under := slices.IndexFunc(f.Change, func(c diff.File) bool { return c.Path() == f.Path })
+	limit := maxListedFiles
+	if under >= limit {
+		limit-- // room for the file under check
+	}
+	shown, added, deleted := 0, 0, 0
+	for i, c := range f.Change {
+		if i != under && shown >= limit {
+			added, deleted = added+c.Added, deleted+c.Deleted
+			continue
+		}
+		shown++
+		fmt.Fprintf(b, "- %s (%s, +%d -%d)", quoteName(c.Path()), diff.Describe(c), c.Added, c.Deleted)
+		if i == under {
+			b.WriteString(" ← under check")
+		}
+		b.WriteString("\n")
+	}
+	if n := len(f.Change) - shown; n > 0 {
+		fmt.Fprintf(b, "- … and %d more files (+%d -%d in all), not listed\n", n, added, deleted)
+	}
 }
 
 // renderIssues is the second block: the issues, numbered from 1, each with every reviewer's

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/council-dev/council/internal/diff"
 	"github.com/council-dev/council/internal/finding"
 	"github.com/council-dev/council/internal/provider"
 	"github.com/council-dev/council/internal/review"
@@ -458,5 +459,73 @@ func TestRequestSaysWhyAnIssueIsNotInline(t *testing.T) {
 	issues := Request(input(10, []string{"cache.go"}), files("cache.go"), []finding.Finding{f}, "m", 0).Messages[0].Content[1].Text
 	if !strings.Contains(issues, "Where: line 12, new side, shown in the review body, not inline: the quoted lines are context outside the hunks") {
 		t.Errorf("the issue does not say why it is not inline:\n%s", issues)
+	}
+}
+
+// A check lists every file of the change with what happened to it and its line counts,
+// marking the file under check; the list is the same bytes in every check of that file (its
+// block is cached); a huge change lists the first files and the one under check, and counts
+// the rest.
+func TestRequestListsTheChangesFiles(t *testing.T) {
+	t.Parallel()
+	change := []diff.File{
+		{OldPath: "cache.go", NewPath: "cache.go", Status: diff.Modified, Added: 12, Deleted: 3},
+		{NewPath: "CHANGELOG.md", Status: diff.Added, Added: 2},
+		{OldPath: "old.go", NewPath: "store.go", Status: diff.Renamed, Added: 1, Deleted: 1},
+		{OldPath: "gone_test.go", Status: diff.Deleted, Deleted: 40},
+	}
+	file := func(p string) File {
+		f := files(p)
+		f.Change = change
+		return f
+	}
+	in := input(10, []string{"cache.go", "store.go"})
+	var fs []finding.Finding
+	for i := range DefaultMaxIssues + 1 { // two checks of cache.go
+		fs = append(fs, newFinding("cache.go", fmt.Sprintf("bug %d", i)))
+	}
+	m := &fakeModel{}
+	Run(context.Background(), m, in, fs, Options{Model: "m", File: file})
+	reqs := m.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	first := reqs[0].Messages[0].Content[0].Text
+	want := "## Files of the change (4)\n\n" +
+		"What the change does to each of its files (added and deleted lines); the issues below are about the file marked as under check. Another file may hold what an issue says is missing.\n\n" +
+		"- `cache.go` (modified, +12 -3) ← under check\n" +
+		"- `CHANGELOG.md` (added, +2 -0)\n" +
+		"- `store.go` (renamed from old.go, +1 -1)\n" +
+		"- `gone_test.go` (deleted, +0 -40)\n"
+	if !strings.Contains(first, want) {
+		t.Errorf("the check's first block lacks the list of files:\n%s\nwant:\n%s", first, want)
+	}
+	if second := reqs[1].Messages[0].Content[0].Text; second != first {
+		t.Errorf("two checks of one file differ in their cached block:\n%s\n---\n%s", first, second)
+	}
+
+	var big []diff.File
+	for i := range 150 {
+		big = append(big, diff.File{OldPath: fmt.Sprintf("f%03d.go", i), NewPath: fmt.Sprintf("f%03d.go", i), Status: diff.Modified, Added: 1, Deleted: 2})
+	}
+	f := files("f120.go")
+	f.Path, f.Change = "f120.go", big
+	text := Request(in, f, fs[:1], "m", 0).Messages[0].Content[0].Text
+	if want := "- `f098.go` (modified, +1 -2)\n- `f120.go` (modified, +1 -2) ← under check\n- … and 50 more files (+50 -100 in all), not listed\n"; !strings.Contains(text, want) {
+		t.Errorf("a huge change's list lacks %q:\n%s", want, text)
+	}
+	if strings.Contains(text, "`f099.go`") {
+		t.Errorf("a huge change lists more than %d files", maxListedFiles)
+	}
+}
+
+// The description is cut at a boundary, saying what was left out, never mid-word.
+func TestRequestCutsTheDescriptionAtABoundary(t *testing.T) {
+	t.Parallel()
+	in := input(10, []string{"cache.go"})
+	in.Body = strings.Repeat("The listener accepts UNIX-domain sockets for tests. ", 40)
+	text := Request(in, files("cache.go"), []finding.Finding{newFinding("cache.go", "x")}, "m", 0).Messages[0].Content[0].Text
+	if !strings.Contains(text, "for tests. [… the rest of this paragraph, ") {
+		t.Errorf("the description is not cut after a sentence with a note:\n%s", text)
 	}
 }

@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/council-dev/council/internal/provider/anthropic"
+	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
+	"github.com/council-dev/council/internal/validate"
+)
+
+// changelogRepo is a repository whose head changes main.go and adds two lines to
+// CHANGELOG.md.
+func changelogRepo(t *testing.T) string {
+	t.Helper()
+	dir, run, write := gitRepo(t)
+	run("init", "-q", "-b", "main")
+	write("main.go", "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n")
+	write("CHANGELOG.md", "# Changelog\n\n## 1.0\n\n- First release.\n")
+	run("add", ".")
+	run("commit", "-qm", "base")
+	run("tag", "base")
+	write("main.go", "package main\n\nimport \"os\"\n\nfunc main() {\n\tprintln(\"hello\", os.Args[1])\n}\n")
+	write("CHANGELOG.md", "# Changelog\n\n## 1.1\n\n- Greet the first argument.\n\n## 1.0\n\n- First release.\n")
+	run("commit", "-qam", "greet the first argument")
+	run("tag", "head")
+	return dir
+}
+
+// The validator's request about one file of a change lists the change's other files: a
+// CHANGELOG.md changed beside the code is named, with what happened to it and its counts,
+// and the request passes the Anthropic fake's rules.
+func TestValidatorSeesTheChangesFiles(t *testing.T) {
+	t.Parallel()
+	repo := changelogRepo(t)
+	s, err := Open(context.Background(), Options{Repo: repo, Base: "base", Head: "head", NoTools: true, Lenses: []string{"correctness"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fake := anthropictest.New(t, anthropictest.WithRespond(func(req anthropictest.Request) anthropictest.Reply {
+		switch anthropictest.ToolAsked(req) {
+		case validate.VerdictTool:
+			return anthropictest.ToolReply(validate.VerdictTool, map[string]any{"verdicts": []any{map[string]any{
+				"issue": 1, "reason": "os.Args[1] panics without an argument.", "decision": "keep", "severity": "high", "attention": true,
+			}}})
+		case "submit_review":
+			return anthropictest.ToolReply("submit_review", map[string]any{"summary": "- A crash.", "findings": []any{map[string]any{
+				"path": "main.go", "line": 6, "quote": "\tprintln(\"hello\", os.Args[1])", "severity": "high", "category": "bug",
+				"title": "Index out of range without an argument", "body": "`os.Args[1]` panics when no argument is given.", "confidence": 0.9,
+			}}})
+		}
+		return anthropictest.TextReply("")
+	}))
+	client := anthropic.New(anthropic.Options{APIKey: fake.APIKey, BaseURL: fake.URL})
+	rep := s.Run(context.Background(), client, nil)
+	if rep.Validation.Requests != 1 || len(rep.Validation.Errors) > 0 {
+		t.Fatalf("validation = %+v, want one check of main.go that the fake accepted", rep.Validation)
+	}
+	var check string
+	for _, req := range fake.Requests() {
+		if anthropictest.ToolAsked(req) == validate.VerdictTool {
+			check = req.Messages[0].Content[0].Text
+		}
+	}
+	for _, want := range []string{
+		"- `main.go` (modified, +3 -1) ← under check\n",
+		"- `CHANGELOG.md` (modified, +4 -0)\n",
+	} {
+		if !strings.Contains(check, want) {
+			t.Errorf("the validator's request lacks %q:\n%s", want, check)
+		}
+	}
+}
