@@ -17,7 +17,7 @@ import (
 // error (which bob raised); nobody sees the size limit alice asked about.
 func widgetReply(req anthropictest.Request) anthropictest.Reply {
 	text := lastTurnText(req)
-	if hasTool(req, "submit_verdicts") {
+	if isCheck(req) {
 		return anthropictest.ToolReply("submit_verdicts", demoVerdict(text))
 	}
 	var findings []any

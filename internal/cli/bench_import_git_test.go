@@ -382,7 +382,7 @@ func TestBenchGitSampleScores(t *testing.T) {
 	}
 	s := readSample(t, dataset, "acme-widget-9")
 	model := anthropictest.New(t, anthropictest.WithRespond(func(req anthropictest.Request) anthropictest.Reply {
-		if hasTool(req, "submit_verdicts") {
+		if isCheck(req) {
 			return anthropictest.ToolReply("submit_verdicts", demoVerdict(lastTurnText(req)))
 		}
 		var findings []any

@@ -47,7 +47,7 @@ func BenchmarkReviewPR100(b *testing.B) {
 	patch := run("diff", base, head)
 
 	ai := anthropictest.New(b, anthropictest.WithRespond(func(req anthropictest.Request) anthropictest.Reply {
-		if hasTool(req, "submit_verdicts") {
+		if isCheck(req) {
 			return anthropictest.ToolReply("submit_verdicts", demoVerdict(""))
 		}
 		return anthropictest.ToolReply("submit_review", map[string]any{"summary": "- ok", "findings": []any{map[string]any{

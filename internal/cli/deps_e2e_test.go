@@ -67,7 +67,7 @@ func TestReviewerReadsADependency(t *testing.T) {
 			var mu sync.Mutex
 			results := map[string]anthropictest.Block{} // tool name -> what the reviewer got back
 			fake := anthropictest.New(t, anthropictest.WithRespond(func(req anthropictest.Request) anthropictest.Reply {
-				if hasTool(req, "submit_verdicts") {
+				if isCheck(req) {
 					return anthropictest.ToolReply("submit_verdicts", demoVerdict(""))
 				}
 				if reviewerOf(lastText(req)) != "Correctness" {

@@ -99,7 +99,7 @@ func (m *evalModel) respond(req anthropictest.Request) anthropictest.Reply {
 		}
 		m.mu.Unlock()
 		return personaModel(req)
-	case hasTool(req, "submit_verdicts"):
+	case isCheck(req):
 		return anthropictest.ToolReply("submit_verdicts", demoVerdict(text))
 	case strings.Contains(text, "as Alice now"), strings.Contains(text, "as Sage now"):
 		return anthropictest.ToolReply("submit_review", map[string]any{"findings": []any{map[string]any{

@@ -36,7 +36,7 @@ func responsesDemoReply(req openaitest.ResponsesRequest) openaitest.Reply {
 			call("read_file", map[string]any{"path": "store.go", "start_line": 1, "end_line": 60}),
 			call("grep", map[string]any{"pattern": "Reserve"}),
 		}}
-	case offered("submit_verdicts"):
+	case strings.Contains(user, checkHeading):
 		return openaitest.Reply{ToolCalls: []openaitest.ReplyToolCall{call("submit_verdicts", demoVerdict(user))}}
 	}
 	answer := map[string]any{"findings": []any{}} // a cache warm-up

@@ -51,7 +51,7 @@ const demoAsks = `learnings:
 // (constructors-take-state matches: store.go), and the race (doc-exported: its category is
 // docs, so its scope does not match a concurrency finding, whatever the validator said).
 func askVerdicts(req anthropictest.Request) anthropictest.Reply {
-	if !hasTool(req, "submit_verdicts") {
+	if !isCheck(req) {
 		return demoReply(req)
 	}
 	v := demoVerdict(lastTurnText(req))
@@ -138,7 +138,7 @@ func TestAskLearningsPutMinorFindingsUpFront(t *testing.T) {
 
 			asksShown := false
 			for _, q := range fake.Requests() {
-				if hasTool(q, "submit_verdicts") && strings.Contains(q.Messages[0].Content[0].Text, "[check-parse-errors]") {
+				if isCheck(q) && strings.Contains(q.Messages[0].Content[0].Text, "[check-parse-errors]") {
 					asksShown = true
 				}
 			}

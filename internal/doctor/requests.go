@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"slices"
 	"strings"
 	"sync"
 
@@ -193,7 +194,7 @@ func (m *scripted) Complete(_ context.Context, req provider.Request) (provider.R
 	case req.ToolName != "" || req.RequireTool:
 		name := req.ToolName
 		if name == "" {
-			name = req.Tools[len(req.Tools)-1].Name
+			name = answerTool(req)
 		}
 		call(name, answerFor(name, req))
 	case kind == KindJudgeSame: // the judge answers in text
@@ -249,14 +250,26 @@ func answerFor(tool string, req provider.Request) any {
 	return map[string]any{}
 }
 
+// answerTool is the tool a request is answered with: the validator's checks and the
+// reviewers' requests offer the same tools, so the check's own part says which it is;
+// otherwise the last tool offered.
+func answerTool(req provider.Request) string {
+	switch {
+	case validate.IsCheck(req):
+		return validate.VerdictTool
+	case slices.ContainsFunc(req.Tools, func(t provider.Tool) bool { return t.Name == review.SubmitTool }):
+		return review.SubmitTool
+	case len(req.Tools) > 0:
+		return req.Tools[len(req.Tools)-1].Name
+	}
+	return ""
+}
+
 // kindOf names a request by its shape and answer tool.
 func kindOf(req provider.Request) string {
 	answer := ""
-	for _, t := range req.Tools {
-		switch t.Name {
-		case review.SubmitTool, validate.VerdictTool:
-			answer = t.Name
-		}
+	if a := answerTool(req); a == review.SubmitTool || a == validate.VerdictTool {
+		answer = a
 	}
 	if len(req.Tools) == 1 {
 		switch req.Tools[0].Name {
@@ -277,7 +290,7 @@ func kindOf(req provider.Request) string {
 			return KindPersonaBatch
 		}
 	}
-	withTools := len(req.Tools) > 1
+	withTools := slices.ContainsFunc(req.Tools, func(t provider.Tool) bool { return t.Name != review.SubmitTool && t.Name != validate.VerdictTool })
 	switch {
 	case answer == review.SubmitTool && req.MaxTokens == 1:
 		return KindReviewWarmup

@@ -456,7 +456,11 @@ func (s *Session) Plan(ctx context.Context) (plan.Plan, review.Input) {
 		// lives, or neither the provider's cache nor --replay would recognise it elsewhere.
 		Repo: filepath.Base(s.Change.Repo), Base: s.Change.Base, Head: s.Change.Head,
 		BaseSHA: s.Change.BaseSHA, HeadSHA: s.Change.HeadSHA,
-		Title: s.Change.Title, Body: s.Change.Body,
+		Title: s.Change.Title, Body: s.Change.Body, Files: s.Change.Files,
+	}
+	if s.validates() && !s.opts.RulesOnly {
+		// The validator's checks share the reviewers' prefix, tools included.
+		in.AnswerTools = []provider.Tool{validate.Tool()}
 	}
 	for _, sk := range p.Skipped {
 		in.Skipped = append(in.Skipped, sk.Path+" ("+sk.Reason+")")
@@ -678,7 +682,6 @@ func (s *Session) validate(ctx context.Context, c review.Completer, in review.In
 	res := validate.Run(ctx, c, in, fs, validate.Options{
 		Model: s.Config.Model, Concurrency: o.Concurrency, Cost: o.Cost,
 		NewToolbox: o.NewToolbox, Limits: o.Limits,
-		File:      func(p string) validate.File { return s.validationFile(ctx, p) },
 		Unchecked: []string{rules.Reviewer},
 	})
 	stop()
@@ -690,28 +693,6 @@ func (s *Session) validate(ctx context.Context, c review.Completer, in review.In
 		rep.Degraded = append(rep.Degraded, fmt.Sprintf("validation failed for %d of %d findings: they are shown unchecked", len(res.Errors), len(fs)))
 	}
 	return res.Findings
-}
-
-// validationFile is what the validator is shown of one file: its hunks as the reviewers saw
-// them, the code its changed lines use, the instructions that apply to it, and the list of
-// the change's files; only the path and the list when the change does not modify it.
-func (s *Session) validationFile(ctx context.Context, p string) validate.File {
-	vf := validate.File{Path: p, Instructions: instructions.Render(scope(s.Instructions, []string{p})), Change: s.Change.Files,
-		Asks: learn.AskList(learn.File{Learnings: s.Learnings}.For([]string{p}))}
-	i := slices.IndexFunc(s.Change.Files, func(f diff.File) bool { return f.Path() == p })
-	if i < 0 {
-		return vf
-	}
-	f := s.Change.Files[i]
-	vf.Diff = diff.RenderAll([]diff.File{f}, func(p string) []string { return s.headLines(ctx, p) }, s.Config.ContextLines)
-	// Less than a reviewer's: one file's issues need less, and the validator has the tools.
-	n := plan.EstimateTokens(vf.Diff)
-	budget := min(codecontext.Budget(n), validatorContextFloor+n*2/5)
-	res, err := codecontext.Build(ctx, s.git, []diff.File{f}, s.Change.BaseSHA, s.Change.HeadSHA, codecontext.Options{BudgetTokens: budget})
-	if err == nil {
-		vf.Context = codecontext.Render(res)
-	}
-	return vf
 }
 
 // rulesReviewer is the report entry of the deterministic rules.
@@ -902,10 +883,6 @@ func (s *Session) toolbox() func() review.Toolbox {
 	l := s.toolLimits()
 	return func() review.Toolbox { return tools.New(s.git, s.Change.BaseSHA, s.Change.HeadSHA, l) }
 }
-
-// validatorContextFloor is the context budget of a validator check before it grows with the
-// file's diff.
-const validatorContextFloor = 2000
 
 // newToolLimits are the tools' limits from the config, with the module cache read_dependency
 // reads and, when allowed, what the go command needs to download into it.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/council-dev/council/internal/provider/anthropic"
 	"github.com/council-dev/council/internal/provider/anthropic/anthropictest"
 	"github.com/council-dev/council/internal/validate"
@@ -28,13 +30,14 @@ func changelogRepo(t *testing.T) string {
 	return dir
 }
 
-// The validator's request about one file of a change lists the change's other files: a
-// CHANGELOG.md changed beside the code is named, with what happened to it and its counts,
-// and the request passes the Anthropic fake's rules.
-func TestValidatorSeesTheChangesFiles(t *testing.T) {
+// The validator's check of an issue in one file of a change lists the change's other files: a
+// CHANGELOG.md changed beside the code is named, with what happened to it and its counts. The
+// check shares the reviewers' prefix (system prompt, tools and change, the same bytes), so it
+// reads the prompt cache the reviewers' warm-up wrote; and it passes the Anthropic fake's rules.
+func TestValidatorSharesTheReviewersPrefix(t *testing.T) {
 	t.Parallel()
 	repo := changelogRepo(t)
-	s, err := Open(context.Background(), Options{Repo: repo, Base: "base", Head: "head", NoTools: true, Lenses: []string{"correctness"}})
+	s, err := Open(context.Background(), Options{Repo: repo, Base: "base", Head: "head", NoTools: true, Lenses: []string{"correctness", "security"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,20 +59,28 @@ func TestValidatorSeesTheChangesFiles(t *testing.T) {
 	client := anthropic.New(anthropic.Options{APIKey: fake.APIKey, BaseURL: fake.URL})
 	rep := s.Run(context.Background(), client, nil)
 	if rep.Validation.Requests != 1 || len(rep.Validation.Errors) > 0 {
-		t.Fatalf("validation = %+v, want one check of main.go that the fake accepted", rep.Validation)
+		t.Fatalf("validation = %+v, want one check that the fake accepted", rep.Validation)
 	}
-	var check string
+	var check, review anthropictest.Request
 	for _, req := range fake.Requests() {
-		if anthropictest.ToolAsked(req) == validate.VerdictTool {
-			check = req.Messages[0].Content[0].Text
+		switch anthropictest.ToolAsked(req) {
+		case validate.VerdictTool:
+			check = req
+		case "submit_review":
+			review = req
 		}
 	}
-	for _, want := range []string{
-		"- `main.go` (modified, +3 -1) ← under check\n",
-		"- `CHANGELOG.md` (modified, +4 -0)\n",
-	} {
-		if !strings.Contains(check, want) {
-			t.Errorf("the validator's request lacks %q:\n%s", want, check)
-		}
+	prefix := check.Messages[0].Content[0].Text
+	if !strings.Contains(prefix, "- `CHANGELOG.md` (modified, +4 -0)\n") || !strings.Contains(prefix, "- `main.go` (modified, +3 -1)\n") {
+		t.Errorf("the validator's request does not list the change's files:\n%s", prefix)
+	}
+	if !strings.Contains(check.Messages[0].Content[1].Text, "File: `main.go`\n") {
+		t.Errorf("the issue does not name its file:\n%s", check.Messages[0].Content[1].Text)
+	}
+	if prefix != review.Messages[0].Content[0].Text || !cmp.Equal(check.System, review.System) || !cmp.Equal(check.Tools, review.Tools) {
+		t.Errorf("the check's system prompt, tools or change differ from the reviewers'")
+	}
+	if u := rep.Validation.Usage; u.CacheReadTokens == 0 || u.CacheWriteTokens != 0 {
+		t.Errorf("validator usage %+v: want the shared prefix read from the cache, nothing written", u)
 	}
 }

@@ -131,23 +131,6 @@ func Prompt(ls []Learning) string {
 	return b.String()
 }
 
-// AskList is the validator's view of the ask learnings among ls: one line each, "- [id]
-// (scope) text", inside <asks>; "" when there are none. Like Prompt, it frames them as data.
-func AskList(ls []Learning) string {
-	var b strings.Builder
-	for _, l := range ls {
-		if l.Kind == Ask {
-			fmt.Fprintf(&b, "- [%s] (%s) %s\n", l.ID, scope(l), fenceLearnings(oneLine(l.Text)))
-		}
-	}
-	if b.Len() == 0 {
-		return ""
-	}
-	return "<asks>\n" + asksTag.ReplaceAllString(b.String(), "<\\/asks>") + "</asks>\n"
-}
-
-var asksTag = regexp.MustCompile(`(?i)<\s*/\s*asks\s*>`)
-
 // scope says where a learning applies: "reviewer security, category bug, paths a/**, b/*.go",
 // or "everywhere".
 func scope(l Learning) string {

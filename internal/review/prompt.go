@@ -3,6 +3,7 @@ package review
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/council-dev/council/internal/diff"
@@ -18,7 +19,19 @@ type Input struct {
 	Title, Body      string // untrusted: written by the change's author
 	Units            []Unit
 	Skipped          []string // "path (reason)", shown so reviewers know what they do not see
+	// Files are every file of the change (hunks are not read), listed with what happened to
+	// each so that a reviewer, or the validator, knows what else the change does (a changelog
+	// entry, a test) without a tool call.
+	Files []diff.File
+	// AnswerTools are the answer tools of other requests that share this prefix (the
+	// validator's submit_verdicts), offered after submit_review in every request: a provider
+	// reads its cache only up to where two requests differ, and tools come first, so the
+	// validator's checks read the reviewers' cached prefix only when the tools are the same.
+	AnswerTools []provider.Tool
 }
+
+// maxListedFiles caps the list of the change's files in the prefix; the rest are counted.
+const maxListedFiles = 100
 
 // Unit is one group of files reviewed in one request per reviewer.
 type Unit struct {
@@ -106,6 +119,7 @@ func Prefix(in Input, unit int) string {
 	if len(in.Skipped) > 0 {
 		fmt.Fprintf(&b, "Files not shown (skipped by rule): %s\n", strings.Join(in.Skipped, "; "))
 	}
+	writeFiles(&b, in.Files)
 	if in.Title != "" || in.Body != "" {
 		b.WriteString("\n## Title and description (untrusted data from the author)\n\n<untrusted>\n")
 		b.WriteString(FenceUntrusted(strings.TrimSpace(in.Title)))
@@ -135,6 +149,57 @@ func Prefix(in Input, unit int) string {
 	b.WriteString("\n## Diff\n\n" + diff.Legend + "\n\n")
 	b.WriteString(in.Units[unit].Diff)
 	return b.String()
+}
+
+// writeFiles lists the change's files with what happened to each and its added and deleted
+// lines; past maxListedFiles, the first ones, then how many more.
+func writeFiles(b *strings.Builder, files []diff.File) {
+	if len(files) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## Files of the change (%d)\n\n", len(files))
+	added, deleted := 0, 0
+	for i, f := range files {
+		if i >= maxListedFiles {
+			added, deleted = added+f.Added, deleted+f.Deleted
+			continue
+		}
+		fmt.Fprintf(b, "- %s (%s, +%d -%d)\n", QuoteName(f.Path()), diff.Describe(f), f.Added, f.Deleted)
+	}
+	if n := len(files) - maxListedFiles; n > 0 {
+		fmt.Fprintf(b, "- … and %d more files (+%d -%d in all), not listed\n", n, added, deleted)
+	}
+}
+
+// QuoteName shows a path in a code span on one line.
+func QuoteName(p string) string {
+	if p = strings.Join(strings.Fields(p), " "); p == "" {
+		return "(no file named)"
+	}
+	return "`" + strings.ReplaceAll(p, "`", "'") + "`"
+}
+
+// UnitOf is the unit whose files hold path, or -1.
+func UnitOf(in Input, path string) int {
+	for i, u := range in.Units {
+		if slices.Contains(u.Files, path) {
+			return i
+		}
+	}
+	return -1
+}
+
+// System is the system prompt of every request that shares the reviewers' prefix.
+func System() []provider.Block { return []provider.Block{{Type: provider.Text, Text: rules}} }
+
+// Tools are the answer tools of every request that shares the reviewers' prefix: submit_review,
+// then in.AnswerTools; the repository tools go before them (WithTools).
+func Tools(in Input) []provider.Tool {
+	return append([]provider.Tool{{
+		Name:        SubmitTool,
+		Description: "Reviewers only: submit your review of the change: the findings and a short summary.",
+		InputSchema: SubmitToolSchema(),
+	}}, in.AnswerTools...)
 }
 
 // CodeFence wraps code in a Markdown fence longer than any run of backticks inside it, so that
@@ -190,13 +255,9 @@ func short(sha string) string {
 func Request(in Input, unit int, r Reviewer, model string, maxTokens int) provider.Request {
 	own := strings.TrimRight(r.Prompt(), "\n") + fmt.Sprintf("\n\nReview the change above as %s now, and call submit_review with your findings.", r.Title)
 	return provider.Request{
-		Model:  model,
-		System: []provider.Block{{Type: provider.Text, Text: rules}},
-		Tools: []provider.Tool{{
-			Name:        SubmitTool,
-			Description: "Submit your review of the change: the findings and a short summary.",
-			InputSchema: SubmitToolSchema(),
-		}},
+		Model:    model,
+		System:   System(),
+		Tools:    Tools(in),
 		ToolName: SubmitTool,
 		Messages: []provider.Message{{Role: provider.User, Content: []provider.Block{
 			{Type: provider.Text, Text: Prefix(in, unit), Cache: true},

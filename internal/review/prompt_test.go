@@ -1,6 +1,7 @@
 package review
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -182,5 +183,34 @@ func TestPrefixSection(t *testing.T) {
 	}
 	if !slices.Equal(want, sections) {
 		t.Errorf("sections %q, want %q", sections, want)
+	}
+}
+
+// The prefix lists every file of the change with what happened to it and its line counts, so
+// that a reviewer and the validator know what else the change does; a huge change lists the
+// first files and counts the rest.
+func TestPrefixListsTheChangesFiles(t *testing.T) {
+	t.Parallel()
+	in := Input{Base: "main", Head: "HEAD", Units: []Unit{{Files: []string{"cache.go"}, Diff: "d"}}, Files: []diff.File{
+		{OldPath: "cache.go", NewPath: "cache.go", Status: diff.Modified, Added: 12, Deleted: 3},
+		{NewPath: "CHANGELOG.md", Status: diff.Added, Added: 2},
+		{OldPath: "old.go", NewPath: "store.go", Status: diff.Renamed, Added: 1, Deleted: 1},
+		{OldPath: "gone_test.go", Status: diff.Deleted, Deleted: 40},
+	}}
+	want := "## Files of the change (4)\n\n" +
+		"- `cache.go` (modified, +12 -3)\n" +
+		"- `CHANGELOG.md` (added, +2 -0)\n" +
+		"- `store.go` (renamed from old.go, +1 -1)\n" +
+		"- `gone_test.go` (deleted, +0 -40)\n"
+	if p := Prefix(in, 0); !strings.Contains(p, want) {
+		t.Errorf("the prefix lacks the list of files:\n%s\nwant:\n%s", p, want)
+	}
+	in.Files = nil
+	for i := range 150 {
+		in.Files = append(in.Files, diff.File{OldPath: fmt.Sprintf("f%03d.go", i), NewPath: fmt.Sprintf("f%03d.go", i), Status: diff.Modified, Added: 1, Deleted: 2})
+	}
+	p := Prefix(in, 0)
+	if want := "- `f099.go` (modified, +1 -2)\n- … and 50 more files (+50 -100 in all), not listed\n"; !strings.Contains(p, want) || strings.Contains(p, "`f100.go`") {
+		t.Errorf("a huge change's list is not cut at %d files:\n%s", maxListedFiles, p)
 	}
 }

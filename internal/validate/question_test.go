@@ -88,17 +88,18 @@ func TestAnswerQuestion(t *testing.T) {
 	}
 }
 
-// TestOneScopeRule: the validator judges scope by the very words the reviewers raise by, each
-// case with its example.
+// TestOneScopeRule: the validator judges scope by the very words the reviewers raise by (it
+// shares their system prompt), each case with its example, and its task points to them.
 func TestOneScopeRule(t *testing.T) {
 	t.Parallel()
 	in := review.Input{Units: []review.Unit{{Files: []string{"a.go"}, Diff: "diff"}}}
 	reviewer := review.Request(in, 0, review.Builtin()[0], "m", 100).System[0].Text
-	validator := Request(in, File{Path: "a.go"}, []finding.Finding{{Path: "a.go", Title: "t"}}, "m", 100).System[0].Text
-	for _, p := range []string{reviewer, validator} {
-		if strings.Count(p, review.ScopeRule) != 1 {
-			t.Errorf("a system prompt does not hold the scope rule once:\n%s", p)
-		}
+	check := Request(in, 0, []finding.Finding{{Path: "a.go", Title: "t"}}, "m", 100)
+	if check.System[0].Text != reviewer || strings.Count(reviewer, review.ScopeRule) != 1 {
+		t.Errorf("the validator's system prompt is not the reviewers', or the scope rule is not in it once")
+	}
+	if !strings.Contains(check.Messages[0].Content[1].Text, "out of scope under the scope rule above") {
+		t.Errorf("the validator's task does not point to the scope rule")
 	}
 	for _, c := range []string{"Introduced, in scope", "Touched, in scope", "Made reachable or worse, in scope", "Made wrong, in scope", "Out of scope:"} {
 		if !strings.Contains(review.ScopeRule, c) {

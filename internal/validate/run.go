@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/council-dev/council/internal/finding"
@@ -11,9 +12,9 @@ import (
 	"github.com/council-dev/council/internal/review"
 )
 
-// DefaultMaxIssues is how many issues of one file one request checks when Options leave it
-// at 0. Issues of a file are checked together so that the validator sees them side by side
-// (and can tell two of them are one point); more than this many are split.
+// DefaultMaxIssues is how many issues one request checks when Options leave it at 0. The
+// issues of a unit of the change are checked together, a file's side by side, so that the
+// validator can tell two of them are one point; more than this many are split.
 const DefaultMaxIssues = 10
 
 // DefaultMaxOutputTokens is the output budget of a check of one issue when Options leave it
@@ -33,8 +34,6 @@ type Options struct {
 	// NewToolbox gives each check its read-only repository tools; nil: no tools.
 	NewToolbox func() review.Toolbox
 	Limits     review.Limits // of each check's conversation with tools
-	// File shows a check the file its issues are about; it is called once per file.
-	File func(path string) File
 	// Unchecked names the reviewers whose findings are not checked (the repository's
 	// deterministic rules).
 	Unchecked []string
@@ -56,13 +55,13 @@ type Result struct {
 	Usage  provider.Usage // every request, priced with Options.Cost
 }
 
-// batch is one request's issues: indices into the findings, all about one file.
+// batch is one request's issues: indices into the findings, all in one unit of the change.
 type batch struct {
-	path string
+	unit int
 	idx  []int
 }
 
-// Run checks the findings not already filtered, a file's issues together, concurrently under
+// Run checks the findings not already filtered, a unit's issues together, concurrently under
 // o.Concurrency. It never fails as a whole and never drops a finding except a duplicate it
 // folds into the finding that owns its point: what could not be checked is in Result.Errors
 // and kept as it was.
@@ -76,7 +75,7 @@ func Run(ctx context.Context, c review.Completer, in review.Input, fs []finding.
 	if o.MaxIssues <= 0 {
 		o.MaxIssues = DefaultMaxIssues
 	}
-	batches := makeBatches(fs, o)
+	batches := makeBatches(in, fs, o)
 	price := func(u provider.Usage) provider.Usage {
 		if o.Cost != nil {
 			u.CostUSD = o.Cost(o.Model, u)
@@ -90,17 +89,6 @@ func Run(ctx context.Context, c review.Completer, in review.Input, fs []finding.
 		usage    provider.Usage
 	}
 	outs := make([]outcome, len(batches))
-	files := map[string]File{}
-	for _, b := range batches {
-		if _, ok := files[b.path]; !ok {
-			f := File{Path: b.path}
-			if o.File != nil {
-				f = o.File(b.path)
-				f.Path = b.path
-			}
-			files[b.path] = f
-		}
-	}
 	sem := make(chan struct{}, o.Concurrency)
 	var wg sync.WaitGroup
 	for k, b := range batches {
@@ -110,7 +98,7 @@ func Run(ctx context.Context, c review.Completer, in review.Input, fs []finding.
 				issues[j] = fs[i]
 			}
 			maxTokens := min(o.MaxOutputTokens*len(issues)+512, maxRequestOutputTokens)
-			req := Request(in, files[b.path], issues, o.Model, maxTokens)
+			req := Request(in, b.unit, issues, o.Model, maxTokens)
 			var box review.Toolbox
 			if o.NewToolbox != nil {
 				box = o.NewToolbox()
@@ -185,29 +173,32 @@ func Run(ctx context.Context, c review.Completer, in review.Input, fs []finding.
 	return res
 }
 
-// makeBatches groups the findings to check by file, in order of first appearance, at most
-// o.MaxIssues to a batch.
-func makeBatches(fs []finding.Finding, o Options) []batch {
-	var order []string
-	byPath := map[string][]int{}
+// makeBatches groups the findings to check by the unit of the change their file is in (the
+// first unit for a file none holds), in order of first appearance, a file's issues side by
+// side, at most o.MaxIssues to a batch.
+func makeBatches(in review.Input, fs []finding.Finding, o Options) []batch {
+	var order []int
+	byUnit := map[int][]int{}
 	for i, f := range fs {
 		if f.Status == finding.Filtered || slices.Contains(o.Unchecked, f.Owner()) {
 			continue
 		}
-		if _, ok := byPath[f.Path]; !ok {
-			order = append(order, f.Path)
+		u := max(0, review.UnitOf(in, f.Path))
+		if _, ok := byUnit[u]; !ok {
+			order = append(order, u)
 		}
-		byPath[f.Path] = append(byPath[f.Path], i)
+		byUnit[u] = append(byUnit[u], i)
 	}
 	var out []batch
-	for _, p := range order {
-		idx := byPath[p]
+	for _, u := range order {
+		idx := byUnit[u]
+		slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(fs[a].Path, fs[b].Path) })
 		// Split evenly: 11 issues make batches of 6 and 5, not 10 and 1.
 		n := (len(idx) + o.MaxIssues - 1) / o.MaxIssues
 		size := (len(idx) + n - 1) / n
 		for len(idx) > 0 {
 			k := min(size, len(idx))
-			out = append(out, batch{path: p, idx: idx[:k]})
+			out = append(out, batch{unit: u, idx: idx[:k]})
 			idx = idx[k:]
 		}
 	}
