@@ -25,13 +25,17 @@ import (
 // AskTool is the tool every ask distillation request must call.
 const AskTool = "submit_asks"
 
-// Defaults of the ask requests.
+// Limits of the ask requests.
 const (
-	// DefaultMaxAsks is how many asks one request shows: each carries a hunk, so far fewer fit
-	// than council's own signals.
-	DefaultMaxAsks = 120
-	// maxAskBodyRunes caps one ask's text (the commit messages and the hunk, or the comment).
-	maxAskBodyRunes = 1500
+	// DefaultAskChars is about how much of the asks one request shows (in characters, some 50k
+	// tokens): a habit is seen only among asks shown together, so a request holds as much
+	// history as a model reads well, and most repositories' fit in one.
+	DefaultAskChars = 200_000
+	// maxAskHunkRunes caps one hunk or comment shown; maxHunksShown caps the hunks of one
+	// change shown in full, the others listed by place: a rename answered at twenty call sites
+	// is one ask, and must not crowd out the rest.
+	maxAskHunkRunes = 900
+	maxHunksShown   = 4
 	// MaxAskLearnings caps what one request may propose: every reviewer pays for each ask on
 	// every review, and a long list blurs what the team really insists on.
 	MaxAskLearnings = 15
@@ -99,30 +103,33 @@ var askSchema = sync.OnceValue(func() json.RawMessage {
 	return data
 })
 
-// distillAsks proposes ask learnings from the asks among ss, in requests of at most
-// o.MaxSignals asks (DefaultMaxAsks when 0), grouped by top directory and path so that a habit
-// sits together. Like Distill, it checks what the model proposes: evidence must be asks shown
-// in the same request, from at least MinAskPRs pull requests; counts and evidence descriptions
-// are computed here.
+// distillAsks proposes ask learnings from the asks among ss. The asks are grouped into
+// changes (a feedback commit's hunks in one pull request, or one reviewer's comment), sorted
+// by top directory and path so that a habit sits together, and sent in requests of about
+// o.MaxAskChars (DefaultAskChars when 0) each. Like Distill, it checks what the model
+// proposes: evidence must be asks shown in the same request, from at least MinAskPRs pull
+// requests; counts and evidence descriptions are computed here.
 func distillAsks(ctx context.Context, c provider.Client, asks []Signal, o DistillOptions, ids map[string]bool) ([]Learning, provider.Usage, error) {
 	var usage provider.Usage
 	if len(asks) == 0 {
 		return nil, usage, nil
 	}
-	per := o.MaxAsks
-	if per <= 0 {
-		per = DefaultMaxAsks
+	budget := o.MaxAskChars
+	if budget <= 0 {
+		budget = DefaultAskChars
 	}
-	sorted := slices.Clone(asks)
-	slices.SortStableFunc(sorted, func(a, b Signal) int {
-		return cmp.Or(cmp.Compare(topDir(a.Path), topDir(b.Path)), cmp.Compare(a.Path, b.Path), cmp.Compare(a.PR, b.PR))
-	})
-	var chunks [][]Signal
-	for len(sorted) > 0 {
-		n := min(len(sorted), per)
-		chunks = append(chunks, sorted[:n])
-		sorted = sorted[n:]
+	var chunks [][]askChange
+	var chunk []askChange
+	size := 0
+	for _, ch := range groupAsks(asks) {
+		n := len(ch.render())
+		if len(chunk) > 0 && size+n > budget {
+			chunks = append(chunks, chunk)
+			chunk, size = nil, 0
+		}
+		chunk, size = append(chunk, ch), size+n
 	}
+	chunks = append(chunks, chunk)
 	var out []Learning
 	for i, chunk := range chunks {
 		label := fmt.Sprintf("ask request %d of %d", i+1, len(chunks))
@@ -136,9 +143,11 @@ func distillAsks(ctx context.Context, c provider.Client, asks []Signal, o Distil
 			return nil, usage, &AnswerError{Request: label, Reason: why}
 		}
 		byURL := map[string]Signal{}
-		for _, s := range chunk {
-			if _, ok := byURL[s.URL]; !ok && s.URL != "" {
-				byURL[s.URL] = s
+		for _, ch := range chunk {
+			for _, s := range ch.asks {
+				if _, ok := byURL[s.URL]; !ok && s.URL != "" {
+					byURL[s.URL] = s
+				}
 			}
 		}
 		for _, p := range proposed {
@@ -156,25 +165,121 @@ func distillAsks(ctx context.Context, c provider.Client, asks []Signal, o Distil
 	return out, usage, nil
 }
 
-func askRequest(o DistillOptions, chunk []Signal, n, of, all int) provider.Request {
+// askChange is what one request shows together: the hunks one pull request's feedback commits
+// changed with the same messages, or one reviewer's comment.
+type askChange struct {
+	asks    []Signal
+	message string // the commit messages (feedback), "" for a comment
+}
+
+// groupAsks puts the asks into changes, in the order of their first ask once sorted by top
+// directory, path and pull request.
+func groupAsks(asks []Signal) []askChange {
+	sorted := slices.Clone(asks)
+	slices.SortStableFunc(sorted, func(a, b Signal) int {
+		return cmp.Or(cmp.Compare(topDir(a.Path), topDir(b.Path)), cmp.Compare(a.Path, b.Path), cmp.Compare(a.PR, b.PR))
+	})
+	var out []askChange
+	at := map[string]int{}
+	for _, s := range sorted {
+		if s.Source != SourceFeedback {
+			out = append(out, askChange{asks: []Signal{s}})
+			continue
+		}
+		msg, _ := splitFeedbackBody(s)
+		key := changeOf(s) + "\x00" + msg
+		if i, ok := at[key]; ok {
+			out[i].asks = append(out[i].asks, s)
+			continue
+		}
+		at[key] = len(out)
+		out = append(out, askChange{asks: []Signal{s}, message: msg})
+	}
+	return out
+}
+
+// changeOf names the pull request an ask belongs to: owner/name#N, or the merge commit when the
+// merge names no pull request.
+func changeOf(s Signal) string {
+	if s.PR > 0 {
+		return fmt.Sprintf("%s#%d", s.Repo, s.PR)
+	}
+	return s.Repo + "@" + s.Merge
+}
+
+// splitFeedbackBody splits a feedback ask's body (history.Hunk.Body: the messages, then the
+// file and its hunk) into the messages and the rest.
+func splitFeedbackBody(s Signal) (message, hunk string) {
+	marker := "\n\n`" + s.Path + "`"
+	if i := strings.LastIndex(s.Body, marker); i >= 0 {
+		return strings.TrimSpace(s.Body[:i]), strings.TrimSpace(s.Body[i+2:])
+	}
+	return "", strings.TrimSpace(s.Body)
+}
+
+func (ch askChange) render() string {
 	var b strings.Builder
-	prs := map[string]bool{}
-	for _, s := range chunk {
-		prs[fmt.Sprintf("%s#%d", s.Repo, s.PR)] = true
+	first := ch.asks[0]
+	where := func(s Signal) string {
+		if s.Line > 0 {
+			return fmt.Sprintf("%s:%d", s.Path, s.Line)
+		}
+		return s.Path
+	}
+	pr := fmt.Sprintf("%s#%d", first.Repo, first.PR)
+	if first.PR <= 0 {
+		pr = fmt.Sprintf("%s, merge %s (no pull request number)", first.Repo, shortSHA(first.Merge))
+	}
+	if first.Source != SourceFeedback {
+		who := "a reviewer"
+		if first.Author != "" {
+			who = "@" + first.Author
+		}
+		fmt.Fprintf(&b, "<ask url=%q>\nOn %s, %s: a comment by %s.\n<untrusted>\n", neutralize(first.URL), neutralize(pr), neutralize(where(first)), neutralize(who))
+		if t := strings.TrimSpace(first.Title); t != "" {
+			fmt.Fprintf(&b, "%s\n", neutralize(oneLine(t)))
+		}
+		fmt.Fprintf(&b, "%s\n</untrusted>\n</ask>\n", neutralize(cut(strings.TrimSpace(first.Body), maxAskHunkRunes)))
+		return b.String()
+	}
+	fmt.Fprintf(&b, "<change pr=%q hunks=\"%d\">\nOn %s, changes made in answer to review. The commit message:\n<untrusted>\n%s\n</untrusted>\n", neutralize(pr), len(ch.asks), neutralize(pr), neutralize(cut(ch.message, maxAskHunkRunes)))
+	for i, s := range ch.asks {
+		if i == maxHunksShown {
+			fmt.Fprintf(&b, "The other %d hunks of this change, not shown (cite them by url like the others):\n", len(ch.asks)-i)
+		}
+		if i >= maxHunksShown {
+			fmt.Fprintf(&b, "<ask url=%q>%s</ask>\n", neutralize(s.URL), neutralize(where(s)))
+			continue
+		}
+		_, hunk := splitFeedbackBody(s)
+		fmt.Fprintf(&b, "<ask url=%q>\n%s\n<untrusted>\n%s\n</untrusted>\n</ask>\n", neutralize(s.URL), neutralize(where(s)), neutralize(cut(hunk, maxAskHunkRunes)))
+	}
+	b.WriteString("</change>\n")
+	return b.String()
+}
+
+func shortSHA(sha string) string { return sha[:min(len(sha), 12)] }
+
+func askRequest(o DistillOptions, chunk []askChange, n, of, all int) provider.Request {
+	var b strings.Builder
+	prs, asks := map[string]bool{}, 0
+	for _, ch := range chunk {
+		asks += len(ch.asks)
+		prs[changeOf(ch.asks[0])] = true
 	}
 	if of > 1 {
-		fmt.Fprintf(&b, "## What reviewers asked for (%d of %d items, from %d pull requests; request %d of %d, the others are in other requests)\n", len(chunk), all, len(prs), n, of)
+		fmt.Fprintf(&b, "## What reviewers asked for (%d of %d items, from %d pull requests; request %d of %d, the others are in other requests)\n", asks, all, len(prs), n, of)
 	} else {
-		fmt.Fprintf(&b, "## What reviewers asked for (%d items, from %d pull requests)\n", len(chunk), len(prs))
+		fmt.Fprintf(&b, "## What reviewers asked for (%d items, from %d pull requests)\n", asks, len(prs))
 	}
 	dir := ""
-	for _, s := range chunk {
-		if d := topDir(s.Path); d != dir {
+	for _, ch := range chunk {
+		if d := topDir(ch.asks[0].Path); d != dir {
 			dir = d
 			fmt.Fprintf(&b, "\n### Directory %s\n", neutralize(d))
 		}
 		b.WriteString("\n")
-		b.WriteString(renderAsk(s))
+		b.WriteString(ch.render())
 	}
 	fmt.Fprintf(&b, "\nPropose the asks these items show, if any, and call %s.", AskTool)
 	return provider.Request{
@@ -189,34 +294,6 @@ func askRequest(o DistillOptions, chunk []Signal, n, of, all int) provider.Reque
 		Messages:  []provider.Message{{Role: provider.User, Content: []provider.Block{{Type: provider.Text, Text: b.String()}}}},
 		MaxTokens: o.MaxTokens,
 	}
-}
-
-// renderAsk shows one ask: where, on which pull request, and the people's text inside
-// <untrusted>.
-func renderAsk(s Signal) string {
-	var b strings.Builder
-	where := s.Path
-	if s.Line > 0 {
-		where = fmt.Sprintf("%s:%d", s.Path, s.Line)
-	}
-	kind := "a change made in answer to review"
-	if s.Source == SourceReview {
-		kind = "a reviewer's comment"
-		if s.Author != "" {
-			kind += " by @" + s.Author
-		}
-	}
-	fmt.Fprintf(&b, "<ask url=%q>\n", neutralize(s.URL))
-	fmt.Fprintf(&b, "On %s#%d, %s: %s.\n", neutralize(s.Repo), s.PR, neutralize(where), neutralize(kind))
-	b.WriteString("<untrusted>\n")
-	if t := strings.TrimSpace(s.Title); t != "" && s.Source == SourceReview {
-		fmt.Fprintf(&b, "%s\n", neutralize(oneLine(t)))
-	}
-	if body := strings.TrimSpace(s.Body); body != "" {
-		fmt.Fprintf(&b, "%s\n", neutralize(cut(body, maxAskBodyRunes)))
-	}
-	b.WriteString("</untrusted>\n</ask>\n")
-	return b.String()
 }
 
 // askProposal is one ask as the model proposes it.
@@ -301,7 +378,7 @@ func (p askProposal) askLearning(byURL map[string]Signal) (Learning, string) {
 		}
 		l.Evidence = append(l.Evidence, Evidence{URL: u, Signal: DescribeAsk(s)})
 		counts[string(s.Outcome())]++
-		prs[fmt.Sprintf("%s#%d", s.Repo, s.PR)] = true
+		prs[changeOf(s)] = true
 	}
 	switch {
 	case len(l.Evidence) < MinEvidence:

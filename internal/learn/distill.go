@@ -31,10 +31,10 @@ const MinEvidence = 2
 
 // DistillOptions tune Distill.
 type DistillOptions struct {
-	Model      string
-	MaxTokens  int // output limit per request; DefaultMaxTokens when 0
-	MaxSignals int // signals per request; DefaultMaxSignals when 0. More make more requests.
-	MaxAsks    int // asks per request; DefaultMaxAsks when 0
+	Model       string
+	MaxTokens   int // output limit per request; DefaultMaxTokens when 0
+	MaxSignals  int // signals per request; DefaultMaxSignals when 0. More make more requests.
+	MaxAskChars int // about how many characters of asks one request shows; DefaultAskChars when 0
 	// OnProblem, when set, is told of each proposed learning Distill drops, and why: nothing is
 	// dropped silently, but a dropped learning does not fail the run.
 	OnProblem func(string)
