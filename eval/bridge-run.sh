@@ -11,6 +11,7 @@
 #   PORT     the bridge's port
 # The bridge's lanes appear under the queue; give each to one answerer, then, when the run is
 # over, touch the queue's FINISHED file.
+# VALIDATOR_LANES (default 3) sets how many lanes the validator's checks are spread over.
 set -eu
 name=$1 council=$2 dataset=$3 cache=$4 port=$5
 shift 5
@@ -18,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 kit=${EVAL_KIT:-$here/../../shared/eval}
 queue=/tmp/council-eval/q-$name
 mkdir -p "$queue" "$here/runs"
-python3 "$kit/bridge.py" --port "$port" --queue "$queue" --validator-lanes 3 >"$queue/bridge.log" 2>&1 &
+python3 "$kit/bridge.py" --port "$port" --queue "$queue" --validator-lanes "${VALIDATOR_LANES:-3}" >"$queue/bridge.log" 2>&1 &
 bridge=$!
 trap 'kill $bridge 2>/dev/null; touch "$queue/FINISHED"' EXIT
 sleep 1

@@ -227,5 +227,3 @@ func anchorNote(f finding.Finding) string {
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
-
-

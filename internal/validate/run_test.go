@@ -486,4 +486,3 @@ func TestRequestSaysWhyAnIssueIsNotInline(t *testing.T) {
 		t.Errorf("the issue does not say why it is not inline:\n%s", issues)
 	}
 }
-
