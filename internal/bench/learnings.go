@@ -26,6 +26,13 @@ type LearningsUsed struct {
 	Leaks       []string `json:"leaks,omitempty"`
 }
 
+// LearningsFileUsed is one of several learnings files of a run (--learnings given more than
+// once): it applies to the samples of its source.repos.
+type LearningsFileUsed struct {
+	LearningsUsed
+	Repos []string `json:"repos"` // the file's source.repos
+}
+
 // LearningsEvidence is one evidence link of a learning, as the leak check needs it.
 type LearningsEvidence struct {
 	Learning string // the learning's id

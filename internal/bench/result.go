@@ -19,11 +19,16 @@ type RunManifest struct {
 	// SpentUSD is what every invocation of the run cost, attempts that failed or were stopped
 	// included; --max-cost limits it. A sample's CostUSD is its last attempt's.
 	SpentUSD float64 `json:"spent_usd"`
-	// Learnings is the learnings file every sample was reviewed with (--learnings); nil when
-	// each sample used its base revision's own. NoLearnings: none were used (--no-learnings).
+	// Learnings is the learnings file the samples were reviewed with (--learnings FILE given
+	// once); nil when each sample used its base revision's own. NoLearnings: none were used
+	// (--no-learnings).
 	Learnings   *LearningsUsed `json:"learnings,omitempty"`
 	NoLearnings bool           `json:"no_learnings,omitempty"`
-	Samples     []RunSample    `json:"samples"`
+	// LearningsFiles are the files of --learnings given several times, each applied to the
+	// samples of its repos; a sample of a repository none names was reviewed with no
+	// learnings. Learnings is then nil.
+	LearningsFiles []LearningsFileUsed `json:"learnings_files,omitempty"`
+	Samples        []RunSample         `json:"samples"`
 }
 
 // Sample statuses in a run.

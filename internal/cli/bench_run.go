@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -45,10 +46,11 @@ type BenchRunOptions struct {
 	NoValidate       bool
 	Only             []string
 	CacheDir         string
-	// Learnings is a learnings file every sample is reviewed with instead of its base
-	// revision's; NoLearnings reviews with none. AllowLeak lets through a file the leak check
-	// refuses (it cites the dataset's pull requests, or is not dated before them).
-	Learnings   string
+	// Learnings are learnings files the samples are reviewed with instead of their base
+	// revision's, each for the samples of its source.repos; NoLearnings reviews with none.
+	// AllowLeak lets through a file the leak check refuses (it cites the dataset's pull
+	// requests, or is not dated before them).
+	Learnings   []string
 	NoLearnings bool
 	AllowLeak   bool
 }
@@ -73,17 +75,22 @@ over the whole run directory, what earlier invocations spent included (run.json'
 no request is sent that could take it past the limit, and no sample is started whose estimate
 no longer fits. One run directory holds one provider and model.
 
---learnings FILE reviews every sample with FILE's learnings (a .council/learnings.yaml made by
-council learn) instead of those of the sample's base revision; --no-learnings with none. Before
-any review, a FILE that could know the answers is refused: a learning whose evidence is a
-comment on one of the dataset's pull requests, or a file whose source.until is after the
-earliest sample's pull request was opened (or that has no source.until while the samples say
-when they were opened). Build it with council learn --until DATE, DATE before the dataset.
+--learnings FILE reviews the samples of the repositories in FILE's source.repos with FILE's
+learnings (a .council/learnings.yaml made by council learn) instead of those of the sample's
+base revision; --no-learnings with none. Give --learnings once per repository of a dataset
+that spans several: no file may name a repository another names, and a sample of a
+repository no file names is reviewed with no learnings. A file without source.repos
+(written by hand) must be the only one, and is for every sample. Before any review, a FILE
+that could know the answers is refused: a learning whose evidence is a comment on one of its
+samples' pull requests, or a file whose source.until is after the earliest of its samples'
+pull requests was opened (or that has no source.until while the samples say when they were
+opened). Build it with council learn --until DATE, DATE before the dataset.
 --allow-learnings-leak runs anyway, for experiments; run.json records that it did.`,
 		Example: `  council bench run bench/mine --out runs/sonnet --concurrency 4 --max-cost 20
   council bench run bench/mine --out runs/haiku --model claude-haiku-4-5 --record rec/haiku
   council bench run bench/mine --out runs/replayed --replay rec/haiku
   council bench run bench/mine --out runs/with-learnings --learnings learnings.yaml
+  council bench run bench/eval --out runs/each-own --learnings etcd.yaml --learnings prometheus.yaml
   council bench run bench/mine --out runs/without --no-learnings`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -112,7 +119,7 @@ when they were opened). Build it with council learn --until DATE, DATE before th
 	fl.BoolVar(&opts.NoValidate, "no-validate", false, "do not check findings with a second model call")
 	fl.StringSliceVar(&opts.Only, "only", nil, "review only these sample `ID`s, comma-separated")
 	fl.StringVar(&opts.CacheDir, "cache", "", "`DIR` for the clones of samples without repo.path (default: the user cache directory)")
-	fl.StringVar(&opts.Learnings, "learnings", "", "review every sample with the learnings of `FILE` instead of its base revision's")
+	fl.StringArrayVar(&opts.Learnings, "learnings", nil, "review the samples of `FILE`'s source.repos with its learnings instead of their base revision's (repeat: one file per repository)")
 	fl.BoolVar(&opts.NoLearnings, "no-learnings", false, "review with no learnings, not even a sample's own")
 	fl.BoolVar(&opts.AllowLeak, "allow-learnings-leak", false, "use --learnings even when it cites the dataset's pull requests or is not dated before them (experiments only)")
 	return cmd
@@ -128,9 +135,9 @@ func (o *BenchRunOptions) validate() error {
 		return errors.New("--max-cost must be >= 0")
 	case o.Provider != "" && !slices.Contains(providers, o.Provider):
 		return fmt.Errorf("--provider %q: must be one of %s", o.Provider, strings.Join(providers, ", "))
-	case o.Learnings != "" && o.NoLearnings:
+	case len(o.Learnings) > 0 && o.NoLearnings:
 		return errors.New("--learnings and --no-learnings: choose one")
-	case o.AllowLeak && o.Learnings == "":
+	case o.AllowLeak && len(o.Learnings) == 0:
 		return errors.New("--allow-learnings-leak needs --learnings FILE")
 	}
 	return nil
@@ -149,7 +156,7 @@ type benchRunner struct {
 	manifest bench.RunManifest
 	clients  map[string]provider.Client // by provider name, made when a sample first needs one
 
-	learningsPath string // --learnings, absolute: the engine opens it from the sample's repository
+	learnings runLearnings // --learnings
 }
 
 func benchRun(ctx context.Context, f *Factory, o *BenchRunOptions) error {
@@ -160,23 +167,23 @@ func benchRun(ctx context.Context, f *Factory, o *BenchRunOptions) error {
 	if samples, err = only(samples, o.Only); err != nil {
 		return err
 	}
-	used, err := checkLearnings(f, o, samples)
-	if err != nil {
-		return err
-	}
 	r := &benchRunner{f: f, o: o, clients: map[string]provider.Client{}}
-	if o.Learnings != "" {
-		if r.learningsPath, err = filepath.Abs(o.Learnings); err != nil {
-			return fmt.Errorf("--learnings %s: %w", o.Learnings, err)
-		}
+	if r.learnings, err = checkLearnings(f, o, samples); err != nil {
+		return err
 	}
 	if r.manifest, err = readManifest(o.Out); err != nil {
 		return err
 	}
-	if err := sameLearnings(r.manifest, used, o.NoLearnings, o.Out); err != nil {
+	was := r.manifest
+	r.manifest.Learnings, r.manifest.LearningsFiles, r.manifest.NoLearnings = nil, nil, o.NoLearnings
+	if used := r.learnings.used; len(used) == 1 {
+		r.manifest.Learnings = &used[0].LearningsUsed
+	} else {
+		r.manifest.LearningsFiles = used
+	}
+	if err := sameLearnings(was, r.manifest, o.Out); err != nil {
 		return err
 	}
-	r.manifest.Learnings, r.manifest.NoLearnings = used, o.NoLearnings
 	r.manifest.RunVersion, r.manifest.Dataset, r.manifest.MaxCostUSD = bench.RunVersion, o.Dataset, o.MaxCost
 	if r.manifest.Name == "" {
 		r.manifest.Name = filepath.Base(filepath.Clean(o.Out))
@@ -280,12 +287,13 @@ func (r *benchRunner) sample(ctx context.Context, s bench.Sample) bench.RunSampl
 		return fail(bench.StatusFailed, err)
 	}
 	o := r.o
+	learnings, noLearnings := r.learnings.forSample(s)
 	sess, err := engine.Open(ctx, engine.Options{
 		Repo: dir, Base: s.Base, Head: s.Head, ConfigPath: o.ConfigPath,
 		Provider: o.Provider, DefaultProvider: envProvider(r.f.Getenv), Model: o.Model,
 		Lenses: o.Lenses, PersonaFiles: o.Personas, NoTools: o.NoTools, NoValidate: o.NoValidate,
 		Title: s.PR.Title, Body: s.PR.Body, Version: Version,
-		LearningsFile: r.learningsPath, NoLearnings: o.NoLearnings,
+		LearningsFile: learnings, NoLearnings: noLearnings,
 	})
 	if err != nil {
 		return fail(bench.StatusFailed, err)
@@ -691,23 +699,114 @@ func isTerminal(w io.Writer) bool {
 // maxLeaksShown bounds the leaks a refusal lists; run.json keeps them all.
 const maxLeaksShown = 5
 
-// checkLearnings reads --learnings and refuses, before any review, a file that could know the
-// dataset's answers (bench.LearningsLeaks), unless --allow-learnings-leak; what it returns is
-// run.json's record of the file. nil without --learnings.
-func checkLearnings(f *Factory, o *BenchRunOptions, samples []bench.Sample) (*bench.LearningsUsed, error) {
-	if o.Learnings == "" {
-		return nil, nil
+// runLearnings is which learnings file each sample is reviewed with (--learnings), if any
+// (--no-learnings).
+type runLearnings struct {
+	none   bool              // --no-learnings
+	all    string            // the only file, without source.repos: every sample's
+	byRepo map[string]string // lower-case owner/name -> the file of its samples
+	used   []bench.LearningsFileUsed
+}
+
+// forSample is the learnings file a sample is reviewed with ("": none given), and whether it
+// is reviewed with no learnings at all.
+func (l runLearnings) forSample(s bench.Sample) (file string, none bool) {
+	switch {
+	case l.none:
+		return "", true
+	case l.all != "":
+		return l.all, false
+	case len(l.used) == 0:
+		return "", false // the base revision's own
 	}
-	data, err := os.ReadFile(o.Learnings)
-	if err != nil {
-		return nil, fmt.Errorf("--learnings: %w", err)
+	// A sample of a repository no file names gets NoLearnings, not just no LearningsFile: with
+	// LearningsFile "" the engine reads the base revision's .council/learnings.yaml, and the
+	// run measures the files given, nothing else.
+	file = l.byRepo[strings.ToLower(s.RepoName())]
+	return file, file == ""
+}
+
+// checkLearnings reads the --learnings files, works out which samples each is for (those of
+// its source.repos; every sample for the only file when it names none), and refuses, before
+// any review, files that name the same repository or that could know their samples' answers
+// (bench.LearningsLeaks), unless --allow-learnings-leak.
+func checkLearnings(f *Factory, o *BenchRunOptions, samples []bench.Sample) (runLearnings, error) {
+	l := runLearnings{none: o.NoLearnings, byRepo: map[string]string{}}
+	owner := map[string]int{} // lower-case owner/name -> index in o.Learnings
+	for i, name := range o.Learnings {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return runLearnings{}, fmt.Errorf("--learnings: %w", err)
+		}
+		file, err := learn.Parse(name, data)
+		if err != nil {
+			return runLearnings{}, fmt.Errorf("--learnings: %w", err)
+		}
+		abs, err := filepath.Abs(name) // the engine opens it from the sample's repository
+		if err != nil {
+			return runLearnings{}, fmt.Errorf("--learnings %s: %w", name, err)
+		}
+		var repos []string
+		if file.Source != nil {
+			repos = file.Source.Repos
+		}
+		mine := samples
+		if len(repos) == 0 {
+			if len(o.Learnings) > 1 {
+				return runLearnings{}, fmt.Errorf("--learnings %s has no source.repos, so nothing says which samples it is for: with several --learnings files each must name its repositories (council learn writes them), or give this one alone to review every sample with it", name)
+			}
+			l.all = abs
+		} else {
+			for _, repo := range repos {
+				key := strings.ToLower(repo)
+				if j, dup := owner[key]; dup && j != i {
+					return runLearnings{}, fmt.Errorf("--learnings %s and --learnings %s both name repository %s (source.repos): give one file per repository", o.Learnings[j], name, repo)
+				}
+				owner[key], l.byRepo[key] = i, abs
+			}
+			mine = nil
+			for _, s := range samples {
+				if slices.ContainsFunc(repos, func(r string) bool { return strings.EqualFold(r, s.RepoName()) }) {
+					mine = append(mine, s)
+				}
+			}
+		}
+		used, err := checkLearningsFile(f, o, name, data, file, mine)
+		if err != nil {
+			return runLearnings{}, err
+		}
+		l.used = append(l.used, bench.LearningsFileUsed{LearningsUsed: used, Repos: repos})
 	}
-	file, err := learn.Parse(o.Learnings, data)
-	if err != nil {
-		return nil, fmt.Errorf("--learnings: %w", err)
+	if len(l.used) > 0 && l.all == "" {
+		unnamed := map[string]int{}
+		for _, s := range samples {
+			if _, none := l.forSample(s); none {
+				repo := s.RepoName()
+				if repo == "" {
+					repo = "(no repository)"
+				}
+				unnamed[repo]++
+			}
+		}
+		if len(unnamed) > 0 {
+			var counts []string
+			n := 0
+			for _, repo := range slices.Sorted(maps.Keys(unnamed)) {
+				counts = append(counts, fmt.Sprintf("%s %d", repo, unnamed[repo]))
+				n += unnamed[repo]
+			}
+			fmt.Fprintf(f.Err, "council: bench run: no --learnings file names the repository of %s, reviewed with no learnings: %s\n", plural(n, "sample"), strings.Join(counts, ", "))
+		}
 	}
+	return l, nil
+}
+
+// checkLearningsFile refuses a learnings file that could know the answers of the samples it
+// is for (bench.LearningsLeaks), unless --allow-learnings-leak; what it returns is run.json's
+// record of the file.
+func checkLearningsFile(f *Factory, o *BenchRunOptions, name string, data []byte, file learn.File, samples []bench.Sample) (bench.LearningsUsed, error) {
 	sum := sha256.Sum256(data)
-	used := &bench.LearningsUsed{File: o.Learnings, SHA256: hex.EncodeToString(sum[:]), Learnings: len(file.Learnings)}
+	used := bench.LearningsUsed{File: name, SHA256: hex.EncodeToString(sum[:]), Learnings: len(file.Learnings)}
 	var src bench.LearningsSource
 	if file.Source != nil {
 		src.Until, used.Until = file.Source.Until, file.Source.Until
@@ -718,7 +817,7 @@ func checkLearnings(f *Factory, o *BenchRunOptions, samples []bench.Sample) (*be
 		}
 	}
 	if _, dated := bench.EarliestCreated(samples); !dated {
-		fmt.Fprintf(f.Err, "council: bench run: no sample says when its pull request was opened (pr.created): %s is checked for evidence from the dataset's pull requests, not for its date\n", o.Learnings)
+		fmt.Fprintf(f.Err, "council: bench run: no sample says when its pull request was opened (pr.created): %s is checked for evidence from the dataset's pull requests, not for its date\n", name)
 	}
 	leaks := bench.LearningsLeaks(src, samples)
 	if len(leaks) == 0 {
@@ -730,7 +829,7 @@ func checkLearnings(f *Factory, o *BenchRunOptions, samples []bench.Sample) (*be
 	}
 	if o.AllowLeak {
 		used.LeakAllowed, used.Leaks = true, lines
-		fmt.Fprintf(f.Err, "council: bench run: --allow-learnings-leak: %s could know the answers of this dataset (%s); run.json records it\n", o.Learnings, plural(len(leaks), "leak"))
+		fmt.Fprintf(f.Err, "council: bench run: --allow-learnings-leak: %s could know the answers of this dataset (%s); run.json records it\n", name, plural(len(leaks), "leak"))
 		return used, nil
 	}
 	shown := lines[:min(len(lines), maxLeaksShown)]
@@ -738,28 +837,51 @@ func checkLearnings(f *Factory, o *BenchRunOptions, samples []bench.Sample) (*be
 	if len(lines) > len(shown) {
 		more = fmt.Sprintf("\n  and %d more", len(lines)-len(shown))
 	}
-	return nil, fmt.Errorf("--learnings %s could know the answers of dataset %s, so the run would not measure the council on unseen pull requests:\n  %s%s\nbuild the file with council learn --until DATE (DATE before the dataset's pull requests, on other pull requests), or pass --allow-learnings-leak to run anyway",
-		o.Learnings, o.Dataset, strings.Join(shown, "\n  "), more)
+	return bench.LearningsUsed{}, fmt.Errorf("--learnings %s could know the answers of dataset %s, so the run would not measure the council on unseen pull requests:\n  %s%s\nbuild the file with council learn --until DATE (DATE before the dataset's pull requests, on other pull requests), or pass --allow-learnings-leak to run anyway",
+		name, o.Dataset, strings.Join(shown, "\n  "), more)
 }
 
 // sameLearnings refuses to add to a run directory reviews made with other learnings than its
-// earlier ones: a run's numbers must come from one set of learnings.
-func sameLearnings(m bench.RunManifest, used *bench.LearningsUsed, none bool, out string) error {
-	if len(m.Samples) == 0 {
+// earlier ones: a run's numbers must come from one set of learnings. The files are compared
+// by content, in any order.
+func sameLearnings(was, now bench.RunManifest, out string) error {
+	if len(was.Samples) == 0 {
 		return nil
 	}
-	say := func(u *bench.LearningsUsed, none bool) string {
-		switch {
-		case u != nil:
-			return fmt.Sprintf("--learnings %s (sha256 %s)", u.File, u.SHA256[:min(12, len(u.SHA256))])
-		case none:
-			return "--no-learnings"
+	if was.NoLearnings == now.NoLearnings && slices.Equal(learningsSums(was), learningsSums(now)) {
+		return nil
+	}
+	return fmt.Errorf("%s was run with %s, this run would use %s: use the same, or another --out", filepath.Join(out, "run.json"), sayLearnings(was), sayLearnings(now))
+}
+
+// learningsSums are the sha256 of a run's learnings files, sorted.
+func learningsSums(m bench.RunManifest) []string {
+	var sums []string
+	if m.Learnings != nil {
+		sums = append(sums, m.Learnings.SHA256)
+	}
+	for _, u := range m.LearningsFiles {
+		sums = append(sums, u.SHA256)
+	}
+	slices.Sort(sums)
+	return sums
+}
+
+// sayLearnings says which learnings a run was made with, as its flags would.
+func sayLearnings(m bench.RunManifest) string {
+	files := slices.Clone(m.LearningsFiles)
+	if m.Learnings != nil {
+		files = append(files, bench.LearningsFileUsed{LearningsUsed: *m.Learnings})
+	}
+	switch {
+	case len(files) > 0:
+		var says []string
+		for _, u := range files {
+			says = append(says, fmt.Sprintf("--learnings %s (sha256 %s)", u.File, u.SHA256[:min(12, len(u.SHA256))]))
 		}
-		return "each sample's own learnings"
+		return strings.Join(says, " ")
+	case m.NoLearnings:
+		return "--no-learnings"
 	}
-	was, now := say(m.Learnings, m.NoLearnings), say(used, none)
-	if (m.Learnings == nil) != (used == nil) || m.NoLearnings != none || (used != nil && used.SHA256 != m.Learnings.SHA256) {
-		return fmt.Errorf("%s was run with %s, this run would use %s: use the same, or another --out", filepath.Join(out, "run.json"), was, now)
-	}
-	return nil
+	return "each sample's own learnings"
 }
