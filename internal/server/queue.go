@@ -73,6 +73,8 @@ type queue interface {
 	complete(ctx context.Context, job *river.Job[ReviewArgs]) error
 	// stop waits for running jobs until ctx ends, then cancels them.
 	stop(ctx context.Context) error
+	// id is the queue client's id, which River records in attempted_by of each job it takes.
+	id() string
 }
 
 type riverQueue[TTx any] struct {
@@ -89,6 +91,8 @@ func (q riverQueue[TTx]) insert(ctx context.Context, args river.JobArgs) (bool, 
 }
 
 func (q riverQueue[TTx]) start(ctx context.Context) error { return q.c.Start(ctx) }
+
+func (q riverQueue[TTx]) id() string { return q.c.ID() }
 
 func (q riverQueue[TTx]) complete(ctx context.Context, job *river.Job[ReviewArgs]) error {
 	return q.completeTx(ctx, job)

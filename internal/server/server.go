@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -106,9 +107,24 @@ func Run(ctx context.Context, o Options) error {
 	}); err != nil {
 		return err
 	}
+	// A worker records itself before it takes a job, so that every job it takes is one the
+	// leader can put back if it dies.
+	beats := make(chan error, 1)
+	stopBeats := func() {}
 	if work {
+		host, _ := os.Hostname()
+		if err := db.AddWorker(ctx, store.Worker{ID: s.q.id(), Host: host, PID: os.Getpid()}); err != nil {
+			return fmt.Errorf("record this worker: %w", err)
+		}
 		if err := s.q.start(context.WithoutCancel(ctx)); err != nil {
 			return fmt.Errorf("start the job queue: %w", err)
+		}
+		// Heartbeats go on while the process drains its jobs, until the queue has stopped.
+		lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		go func() { beats <- s.liveness(lctx, s.q.id()) }()
+		stopBeats = func() {
+			cancel()
+			<-beats
 		}
 	}
 	s.started.Store(true)
@@ -131,7 +147,10 @@ func Run(ctx context.Context, o Options) error {
 
 	select {
 	case err := <-served:
+		stopBeats()
 		return fmt.Errorf("serve HTTP: %w", err)
+	case err := <-beats:
+		return s.takenForDead(err)
 	case <-ctx.Done():
 	}
 	o.Log.Info("shutting down: no new webhooks; draining running jobs", "timeout", cfg.Duration("COUNCIL_SHUTDOWN_TIMEOUT").String())
@@ -141,10 +160,32 @@ func Run(ctx context.Context, o Options) error {
 	herr := srv.Shutdown(sctx)
 	var qerr error
 	if work {
-		qerr = s.q.stop(sctx)
+		stopped := make(chan error, 1)
+		go func() { stopped <- s.q.stop(sctx) }()
+		select {
+		case qerr = <-stopped:
+		case err := <-beats:
+			return s.takenForDead(err)
+		}
+		stopBeats()
+		// Its jobs all finished or went back to the queue: nothing of this worker is left to
+		// rescue. After an error some may still run, and the leader puts them back.
+		if qerr == nil {
+			if err := db.RemoveWorker(context.WithoutCancel(ctx), s.q.id()); err != nil {
+				o.Log.Warn("remove this worker's record", "error", err.Error())
+			}
+		}
 	}
 	o.Log.Info("council serve stopped")
 	return errors.Join(herr, qerr)
+}
+
+// takenForDead is how Run ends when liveness says this worker must stop: at once, without
+// finishing its jobs or putting them back, as a killed worker would, since they may run
+// elsewhere already. The process exits; its run records are ended by the jobs' next attempts.
+func (s *Server) takenForDead(err error) error {
+	s.log.Error("stopping at once: this worker's jobs may run elsewhere", "worker", s.q.id(), "error", err.Error())
+	return err
 }
 
 // routes are the HTTP endpoints of the process's role.

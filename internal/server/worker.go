@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/engine"
@@ -76,7 +77,7 @@ func (s *Server) review(ctx context.Context, job *river.Job[ReviewArgs]) error {
 	log.Info("review run started", "run", runID, "trigger", a.Trigger)
 	if job.Attempt > 1 {
 		// An earlier attempt whose worker died (SIGKILL, a lost machine) never ended its run.
-		if _, err := s.db.AbandonRuns(ctx, job.ID, runID, "the worker stopped during this run (killed, or its machine lost); the job ran again"); err != nil {
+		if _, err := s.db.AbandonRuns(ctx, job.ID, runID, abandonReason(job.JobRow)); err != nil {
 			log.Warn("end the runs of earlier attempts", "error", err.Error())
 		}
 	}
@@ -131,6 +132,17 @@ func (s *Server) review(ctx context.Context, job *river.Job[ReviewArgs]) error {
 		}
 	}
 	return nil
+}
+
+// abandonReason is why the run of an earlier attempt of job, still "running", failed: its
+// worker died, and the queue says how it found out (a heartbeat that stopped, or River's
+// rescue of a job that ran too long).
+func abandonReason(job *rivertype.JobRow) string {
+	why := "the worker stopped during this run (killed, or its machine lost); the job ran again"
+	if n := len(job.Errors); n > 0 && job.Errors[n-1].Attempt == job.Attempt-1 {
+		why += ": " + job.Errors[n-1].Error
+	}
+	return why
 }
 
 // headMoved says whether the open pull request's head is no longer head.
