@@ -59,8 +59,11 @@ type outcome struct {
 func (s *Server) review(ctx context.Context, job *river.Job[ReviewArgs]) error {
 	a := job.Args
 	if !s.acquire(a.Installation) {
-		// One installation has its share of this process's workers: let the others' jobs run.
-		return river.JobSnooze(2 * time.Second)
+		// One installation has its share of this process's workers. The job goes back to the
+		// queue at once, without using an attempt, for a worker that has room for it: River
+		// makes it available in its next completion batch (within 50ms), rather than this
+		// worker keeping it while it cannot start it.
+		return river.JobSnooze(0)
 	}
 	defer s.release(a.Installation)
 	s.m.running.Inc()
