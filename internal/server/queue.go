@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivertype"
@@ -120,6 +121,7 @@ type queueOptions struct {
 	poll        time.Duration
 	maxAttempts int
 	log         *slog.Logger
+	gate        *fetchGate // when work: what River takes for this process
 }
 
 // newQueue makes the River client for db.
@@ -140,7 +142,7 @@ func newQueue(db *store.DB, o queueOptions) (queue, error) {
 	}
 	switch db.Kind {
 	case "postgres":
-		c, err := river.NewClient(riverpgxv5.New(db.Pool), cfg)
+		c, err := river.NewClient(gated(riverpgxv5.New(db.Pool), o.gate), cfg)
 		if err != nil {
 			return nil, fmt.Errorf("start the job queue: %w", err)
 		}
@@ -158,7 +160,7 @@ func newQueue(db *store.DB, o queueOptions) (queue, error) {
 	case "sqlite":
 		// SQLite has no LISTEN/NOTIFY: workers poll.
 		cfg.PollOnly = true
-		c, err := river.NewClient(riversqlite.New(db.SQL), cfg)
+		c, err := river.NewClient(gated(riversqlite.New(db.SQL), o.gate), cfg)
 		if err != nil {
 			return nil, fmt.Errorf("start the job queue: %w", err)
 		}
@@ -175,6 +177,14 @@ func newQueue(db *store.DB, o queueOptions) (queue, error) {
 		}}, nil
 	}
 	return nil, fmt.Errorf("start the job queue: unknown database kind %q", db.Kind)
+}
+
+// gated is River's driver, through the gate when there is one.
+func gated[TTx any](d riverdriver.Driver[TTx], gate *fetchGate) riverdriver.Driver[TTx] {
+	if gate == nil {
+		return d
+	}
+	return gatedDriver[TTx]{Driver: d, gate: gate}
 }
 
 // lower is how names go into unique job arguments.

@@ -100,8 +100,12 @@ func Run(ctx context.Context, o Options) error {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &reviewWorker{s: s})
 	river.AddWorker(workers, &commandWorker{s: s})
+	var gate *fetchGate
+	if work {
+		gate = &fetchGate{db: db, log: o.Log, room: s.room}
+	}
 	if s.q, err = newQueue(db, queueOptions{
-		work: work, workers: workers, maxWorkers: cfg.Workers,
+		work: work, workers: workers, maxWorkers: cfg.Workers, gate: gate,
 		jobTimeout: cfg.Duration("COUNCIL_JOB_TIMEOUT"), rescueAfter: cfg.Duration("COUNCIL_RESCUE_AFTER"),
 		poll: cfg.Duration("COUNCIL_POLL_INTERVAL"), maxAttempts: cfg.MaxAttempts, log: riverLogger(o.Log),
 	}); err != nil {

@@ -59,10 +59,11 @@ type outcome struct {
 func (s *Server) review(ctx context.Context, job *river.Job[ReviewArgs]) error {
 	a := job.Args
 	if !s.acquire(a.Installation) {
-		// One installation has its share of this process's workers. The job goes back to the
-		// queue at once, without using an attempt, for a worker that has room for it: River
-		// makes it available in its next completion batch (within 50ms), rather than this
-		// worker keeping it while it cannot start it.
+		// One installation has its share of this process's workers. The fetch gate keeps River
+		// from taking such a job, unless jobs taken a moment before had not started yet when it
+		// counted. The job goes back to the queue at once, without using an attempt, for a
+		// worker with room for it: River makes it available in its next completion batch
+		// (within 50ms).
 		return river.JobSnooze(0)
 	}
 	defer s.release(a.Installation)
@@ -482,6 +483,13 @@ func (s *Server) acquire(inst int64) bool {
 	}
 	s.inflight[inst]++
 	return true
+}
+
+// room is how many more jobs of an installation this process can start.
+func (s *Server) room(inst int64) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.InstallationConcurrency - s.inflight[inst]
 }
 
 func (s *Server) release(inst int64) {

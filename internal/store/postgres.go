@@ -58,6 +58,33 @@ func (s *postgresStore) JobCounts(ctx context.Context) (map[string]int64, error)
 	return out, rows.Err()
 }
 
+func (s *postgresStore) NextJobs(ctx context.Context, queue string, limit int) ([]QueuedJob, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, kind, args FROM river_job
+		WHERE state = 'available' AND queue = $1 AND scheduled_at <= now()
+		ORDER BY priority, scheduled_at, id LIMIT $2`, queue, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list the next jobs of queue %s: %w", queue, err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (QueuedJob, error) {
+		var j QueuedJob
+		err := row.Scan(&j.ID, &j.Kind, &j.Args)
+		return j, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the next jobs of queue %s: %w", queue, err)
+	}
+	return out, nil
+}
+
+func (s *postgresStore) MoveBack(ctx context.Context, ids []int64) error {
+	// SKIP LOCKED: a job another worker is taking right now is not waiting any more.
+	if _, err := s.pool.Exec(ctx, `UPDATE river_job SET scheduled_at = now() WHERE id IN (
+		SELECT id FROM river_job WHERE id = ANY($1) AND state = 'available' FOR UPDATE SKIP LOCKED)`, ids); err != nil {
+		return fmt.Errorf("move jobs to the back of the queue: %w", err)
+	}
+	return nil
+}
+
 func (s *postgresStore) UpsertInstallation(ctx context.Context, in Installation) error {
 	settings, err := encodeSettings(in.Settings)
 	if err != nil {

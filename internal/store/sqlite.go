@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -61,6 +62,40 @@ func (s *sqliteStore) JobCounts(ctx context.Context) (map[string]int64, error) {
 		out[state] = n
 	}
 	return out, rows.Err()
+}
+
+func (s *sqliteStore) NextJobs(ctx context.Context, queue string, limit int) ([]QueuedJob, error) {
+	// River's SQLite driver compares its text times, in its own format.
+	rows, err := s.db.QueryContext(ctx, `SELECT id, kind, json(args) FROM river_job
+		WHERE state = 'available' AND queue = ? AND scheduled_at <= ? AND priority >= 0
+		ORDER BY priority, scheduled_at, id LIMIT ?`, queue, time.Now().UTC().Format(riverSQLiteTime), limit)
+	if err != nil {
+		return nil, fmt.Errorf("list the next jobs of queue %s: %w", queue, err)
+	}
+	defer rows.Close()
+	var out []QueuedJob
+	for rows.Next() {
+		var j QueuedJob
+		if err := rows.Scan(&j.ID, &j.Kind, &j.Args); err != nil {
+			return nil, fmt.Errorf("list the next jobs of queue %s: %w", queue, err)
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+func (s *sqliteStore) MoveBack(ctx context.Context, ids []int64) error {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return fmt.Errorf("move jobs to the back of the queue: %w", err)
+	}
+	_, err = s.db.ExecContext(ctx, `UPDATE river_job SET scheduled_at = ?
+		WHERE id IN (SELECT value FROM json_each(?)) AND state = 'available'`,
+		time.Now().UTC().Format(riverSQLiteTime), string(list))
+	if err != nil {
+		return fmt.Errorf("move jobs to the back of the queue: %w", err)
+	}
+	return nil
 }
 
 func (s *sqliteStore) UpsertInstallation(ctx context.Context, in Installation) error {

@@ -21,6 +21,12 @@ type Store interface {
 	ForgetDelivery(ctx context.Context, id string) error
 	// JobCounts counts the job queue's jobs by state (River's table, all processes).
 	JobCounts(ctx context.Context) (map[string]int64, error)
+	// NextJobs lists, up to limit, the jobs of queue that River would take next: available
+	// and due, by priority, then scheduled_at, then id.
+	NextJobs(ctx context.Context, queue string, limit int) ([]QueuedJob, error)
+	// MoveBack moves the jobs ids that are still available to the back of their queue: due
+	// now, as if just queued. They stay available to every worker.
+	MoveBack(ctx context.Context, ids []int64) error
 
 	// UpsertInstallation creates or updates an installation's account and state; its settings
 	// and budget are kept when it exists.
@@ -89,6 +95,13 @@ type Delivery struct {
 	ID       string // X-GitHub-Delivery
 	Event    string // X-GitHub-Event
 	Received time.Time
+}
+
+// QueuedJob is a job waiting in the queue.
+type QueuedJob struct {
+	ID   int64
+	Kind string
+	Args []byte // JSON
 }
 
 // Installation is one installation of the GitHub App.

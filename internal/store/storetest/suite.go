@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"Workers", testWorkers},
 		{"RescueJobs", testRescueJobs},
 		{"RescueJobsOnlyByTheLeader", testRescueJobsOnlyByTheLeader},
+		{"NextJobs", testNextJobs},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			t.Parallel()

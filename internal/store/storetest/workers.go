@@ -237,17 +237,7 @@ func startHolder(t *testing.T, db *store.DB, queue string) *holder {
 		FetchPollInterval: 20 * time.Millisecond, FetchCooldown: 10 * time.Millisecond,
 		JobTimeout: -1, Logger: quietRiver(), TestOnly: true,
 	}
-	var err error
-	switch db.Kind {
-	case store.KindPostgres:
-		h.c, err = river.NewClient[pgx.Tx](riverpgxv5.New(db.Pool), cfg)
-	default:
-		cfg.PollOnly = true
-		h.c, err = river.NewClient[*sql.Tx](riversqlite.New(db.SQL), cfg)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	h.c = newQueueClient(t, db, cfg)
 	if err := h.c.Start(context.WithoutCancel(t.Context())); err != nil {
 		t.Fatal(err)
 	}
@@ -310,4 +300,75 @@ func jsonHas(t *testing.T, doc []byte, key string, want any) bool {
 // quietRiver keeps the test clients' River lines at warning and above.
 func quietRiver() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// testNextJobs: the jobs River would take next, in its order, and moving some to the back.
+func testNextJobs(t *testing.T, s *store.DB) {
+	ctx := t.Context()
+	c := newQueueClient(t, s, &river.Config{Logger: quietRiver()})
+	insert := func(n int, opts *river.InsertOpts) int64 {
+		t.Helper()
+		res, err := c.Insert(ctx, holdArgs{N: n}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Job.ID
+	}
+	low := insert(1, &river.InsertOpts{Queue: "q", Priority: 2})
+	a := insert(2, &river.InsertOpts{Queue: "q"})
+	b := insert(3, &river.InsertOpts{Queue: "q"})
+	cc := insert(4, &river.InsertOpts{Queue: "q"})
+	insert(5, &river.InsertOpts{Queue: "q", ScheduledAt: time.Now().Add(time.Hour)}) // not due
+	insert(6, &river.InsertOpts{Queue: "other"})
+
+	ids := func(limit int) []int64 {
+		t.Helper()
+		jobs, err := s.NextJobs(ctx, "q", limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []int64
+		for _, j := range jobs {
+			if j.Kind != "storetest_hold" || !jsonHas(t, j.Args, "n", float64(map[int64]int{low: 1, a: 2, b: 3, cc: 4}[j.ID])) {
+				t.Errorf("job %d: kind %q, args %s", j.ID, j.Kind, j.Args)
+			}
+			out = append(out, j.ID)
+		}
+		return out
+	}
+	if d := cmp.Diff([]int64{a, b, cc, low}, ids(10)); d != "" {
+		t.Errorf("NextJobs: by priority, then as queued (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]int64{a, b}, ids(2)); d != "" {
+		t.Errorf("NextJobs with a limit (-want +got):\n%s", d)
+	}
+
+	time.Sleep(5 * time.Millisecond) // SQLite's times have milliseconds
+	if err := s.MoveBack(ctx, []int64{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]int64{cc, a, b, low}, ids(10)); d != "" {
+		t.Errorf("NextJobs after moving two back (-want +got):\n%s", d)
+	}
+	if err := s.MoveBack(ctx, nil); err != nil {
+		t.Errorf("MoveBack of nothing: %v", err)
+	}
+}
+
+// newQueueClient is a River client on db with cfg.
+func newQueueClient(t *testing.T, db *store.DB, cfg *river.Config) queueClient {
+	t.Helper()
+	var c queueClient
+	var err error
+	switch db.Kind {
+	case store.KindPostgres:
+		c, err = river.NewClient[pgx.Tx](riverpgxv5.New(db.Pool), cfg)
+	default:
+		cfg.PollOnly = true
+		c, err = river.NewClient[*sql.Tx](riversqlite.New(db.SQL), cfg)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
