@@ -39,7 +39,12 @@ processes share the work (--role web takes webhooks, --role worker runs reviews)
 
 Settings come from --config FILE and the environment, under the same names either way
 (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY_FILE, GITHUB_WEBHOOK_SECRET, ANTHROPIC_API_KEY, ...;
-docs/server.md lists them all); the environment wins over the file, and flags over both.`,
+docs/server.md lists them all); the environment wins over the file, and flags over both.
+
+A worker records a heartbeat in the database every COUNCIL_HEARTBEAT_INTERVAL (10s); the jobs of
+a worker whose last heartbeat is older than COUNCIL_HEARTBEAT_TIMEOUT (1m), killed or its machine
+lost, start again on another worker. A worker that could not record a heartbeat for that long less
+two intervals, or finds it was taken for dead, exits with an error at once.`,
 		Example: `  # one machine: SQLite store and queue in ./council.db, port 8080
   council serve
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -270,5 +271,24 @@ func TestClassify(t *testing.T) {
 				t.Errorf("wait %v", wait)
 			}
 		})
+	}
+}
+
+// Every setting is in docs/server.md's table, under its name.
+func TestSettingsAreDocumented(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/server.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := reflect.TypeFor[Config]()
+	for i := range typ.NumField() {
+		name := typ.Field(i).Tag.Get("yaml")
+		if name == "" || name == "-" {
+			continue
+		}
+		if !strings.Contains(string(doc), "\n| `"+name+"` |") {
+			t.Errorf("%s is not in docs/server.md's settings table", name)
+		}
 	}
 }
