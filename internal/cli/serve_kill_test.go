@@ -93,12 +93,12 @@ func TestServeWorkerKilledOnPostgres(t *testing.T) {
 	if victim == nil {
 		t.Fatal("no worker was in the middle of two reviews within 60s")
 	}
-	running := inProgress(victim.logs.String())
 	if err := victim.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	killed := time.Now()
 	<-victim.done
+	running := inProgress(victim.logs.String()) // its whole log, now that it is dead
 	t.Logf("SIGKILLed %s with %d reviews in progress, %d of %d reviews posted", victim.name, running, reviews(), prs*lenses)
 
 	// Late deliveries: pushes GitHub reports after the reviews began, at the same head.
@@ -284,6 +284,7 @@ func TestServeRestartAfterKillOnSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-first.done
+	running := inProgress(first.logs.String())
 
 	again := startServeProcess(t, "again", s.serveEnv(t, url, freeAddr(t), beats...))
 	runs := waitRuns(t, again.base, "repo=acme/inventory&limit=100", again.logs, func(rs []apiRun) bool {
@@ -299,7 +300,7 @@ func TestServeRestartAfterKillOnSQLite(t *testing.T) {
 			dead++
 		}
 	}
-	if dead < 2 {
-		t.Errorf("runs %+v; want the dead process's two failed, saying its heartbeat stopped", runs)
+	if dead != running || running == 0 {
+		t.Errorf("runs %+v; want the %d the dead process was running failed, saying its heartbeat stopped", runs, running)
 	}
 }
