@@ -144,6 +144,9 @@ func TestServeWorkerKilledOnPostgres(t *testing.T) {
 		if c := s.gh.Count("POST", fmt.Sprintf("/repos/acme/inventory/pulls/%d/reviews", n)); c != lenses {
 			t.Errorf("#%d got %d reviews; want one per lens, %d", n, c, lenses)
 		}
+		if bodies := s.gh.IssueCommentBodies("acme", "inventory", n); len(bodies) != 1 || !strings.Contains(bodies[0], "head="+s.heads[0]) {
+			t.Errorf("#%d: %d summary comments; want one that records the head reviewed", n, len(bodies))
+		}
 	}
 	if codes[http.StatusAccepted]+codes[http.StatusOK] != 2*prs+10 {
 		t.Errorf("deliveries answered %v; want all %d 2xx", codes, 2*prs+10)
