@@ -128,7 +128,9 @@ func Run(ctx context.Context, o Options) error {
 		go func() { beats <- s.liveness(lctx, s.q.id()) }()
 		stopBeats = func() {
 			cancel()
-			<-beats
+			if err := <-beats; err != nil {
+				o.Log.Warn("stopped recording heartbeats", "error", err.Error()) // the process stops either way
+			}
 		}
 	}
 	s.started.Store(true)

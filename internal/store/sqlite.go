@@ -551,7 +551,7 @@ func (s *sqliteStore) RescueJobs(ctx context.Context, p RescueParams) ([]DeadWor
 				var id int64
 				var discarded bool
 				if err := rows.Scan(&id, &discarded); err != nil {
-					rows.Close()
+					_ = rows.Close() // the scan's error says what went wrong
 					return err
 				}
 				d.add(id, discarded)
