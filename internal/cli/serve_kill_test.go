@@ -232,7 +232,7 @@ func TestServeWorkerTakenForDeadStops(t *testing.T) {
 	t.Parallel()
 	s := setupServe(t, 0)
 	url := storetest.SQLiteURL(t)
-	w := startServeProcess(t, "worker", s.serveEnv(t, url, freeAddr(t), "COUNCIL_HEARTBEAT_INTERVAL", "200ms", "COUNCIL_HEARTBEAT_TIMEOUT", "1s"))
+	w := startServeProcess(t, "worker", s.serveEnv(t, url, freeAddr(t), "COUNCIL_HEARTBEAT_INTERVAL", "500ms", "COUNCIL_HEARTBEAT_TIMEOUT", "3s"))
 	db, err := store.Open(t.Context(), url)
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +272,7 @@ func TestServeRestartAfterKillOnSQLite(t *testing.T) {
 	}))
 	s.env["ANTHROPIC_BASE_URL"] = ai.URL
 	url := storetest.SQLiteURL(t)
-	beats := []string{"COUNCIL_HEARTBEAT_INTERVAL", "200ms", "COUNCIL_HEARTBEAT_TIMEOUT", "1s"}
+	beats := []string{"COUNCIL_HEARTBEAT_INTERVAL", "500ms", "COUNCIL_HEARTBEAT_TIMEOUT", "3s"}
 	first := startServeProcess(t, "first", s.serveEnv(t, url, freeAddr(t), beats...))
 	for n := 1; n <= prs; n++ {
 		if code := s.deliver(t, first.base, "pull_request", fmt.Sprintf("pr%d", n), s.gh.PullRequestPayload("opened", "acme", "inventory", n, s.heads[0], false, serveInstallation)); code != http.StatusAccepted {

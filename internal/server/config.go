@@ -210,9 +210,11 @@ func (c *Config) Finish() error {
 	if c.durations["COUNCIL_RESCUE_AFTER"] <= c.durations["COUNCIL_JOB_TIMEOUT"] {
 		return fmt.Errorf("COUNCIL_RESCUE_AFTER must be longer than COUNCIL_JOB_TIMEOUT: a job still running would run twice")
 	}
-	if beat := c.durations["COUNCIL_HEARTBEAT_INTERVAL"]; beat <= 0 || c.durations["COUNCIL_HEARTBEAT_TIMEOUT"] < 3*beat {
-		return fmt.Errorf("COUNCIL_HEARTBEAT_TIMEOUT must be at least three COUNCIL_HEARTBEAT_INTERVALs, and the interval above 0: " +
-			"a live worker that misses a heartbeat or two must not be taken for dead")
+	// A worker stops by itself two intervals before others may take it for dead (pulse.stopBy):
+	// with four, it stops only after two heartbeats in a row could not be recorded.
+	if beat := c.durations["COUNCIL_HEARTBEAT_INTERVAL"]; beat <= 0 || c.durations["COUNCIL_HEARTBEAT_TIMEOUT"] < 4*beat {
+		return fmt.Errorf("COUNCIL_HEARTBEAT_TIMEOUT must be at least four COUNCIL_HEARTBEAT_INTERVALs, and the interval above 0: " +
+			"a live worker that misses a heartbeat must be neither taken for dead nor stop")
 	}
 	if c.Role == "web" {
 		return c.needWebhook()

@@ -61,11 +61,11 @@ func TestLoadConfigFinish(t *testing.T) {
 			name: "durations and numbers",
 			env: fullEnv("COUNCIL_JOB_TIMEOUT", "90s", "COUNCIL_RESCUE_AFTER", "2m", "COUNCIL_POLL_INTERVAL", "50ms",
 				"COUNCIL_WORKERS", " 8 ", "COUNCIL_MONTHLY_BUDGET_USD", "12.5", "COUNCIL_REVIEW_DRAFTS", "true", "GITHUB_APP_ID", "123",
-				"COUNCIL_HEARTBEAT_INTERVAL", "2s", "COUNCIL_HEARTBEAT_TIMEOUT", "6s"),
+				"COUNCIL_HEARTBEAT_INTERVAL", "2s", "COUNCIL_HEARTBEAT_TIMEOUT", "8s"),
 			check: func(t *testing.T, c Config) {
 				got := []any{c.Duration("COUNCIL_JOB_TIMEOUT"), c.Duration("COUNCIL_RESCUE_AFTER"), c.Duration("COUNCIL_POLL_INTERVAL"),
 					c.Workers, c.MonthlyBudgetUSD, c.ReviewDrafts, c.AppID, c.Duration("COUNCIL_HEARTBEAT_INTERVAL"), c.Duration("COUNCIL_HEARTBEAT_TIMEOUT")}
-				want := []any{90 * time.Second, 2 * time.Minute, 50 * time.Millisecond, 8, 12.5, true, int64(123), 2 * time.Second, 6 * time.Second}
+				want := []any{90 * time.Second, 2 * time.Minute, 50 * time.Millisecond, 8, 12.5, true, int64(123), 2 * time.Second, 8 * time.Second}
 				if d := cmp.Diff(want, got); d != "" {
 					t.Errorf("(-want +got):\n%s", d)
 				}
@@ -92,12 +92,12 @@ func TestLoadConfigFinish(t *testing.T) {
 			wantErr: "COUNCIL_RESCUE_AFTER must be longer than COUNCIL_JOB_TIMEOUT",
 		},
 		{
-			name: "heartbeat timeout under three intervals", env: fullEnv("COUNCIL_HEARTBEAT_INTERVAL", "30s"),
-			wantErr: "COUNCIL_HEARTBEAT_TIMEOUT must be at least three COUNCIL_HEARTBEAT_INTERVALs",
+			name: "heartbeat timeout under four intervals", env: fullEnv("COUNCIL_HEARTBEAT_INTERVAL", "20s"),
+			wantErr: "COUNCIL_HEARTBEAT_TIMEOUT must be at least four COUNCIL_HEARTBEAT_INTERVALs",
 		},
 		{
 			name: "heartbeat interval of 0", env: fullEnv("COUNCIL_HEARTBEAT_INTERVAL", "0s"),
-			wantErr: "COUNCIL_HEARTBEAT_TIMEOUT must be at least three COUNCIL_HEARTBEAT_INTERVALs, and the interval above 0",
+			wantErr: "COUNCIL_HEARTBEAT_TIMEOUT must be at least four COUNCIL_HEARTBEAT_INTERVALs, and the interval above 0",
 		},
 		{
 			name: "rescue after shorter than the job timeout", env: fullEnv("COUNCIL_JOB_TIMEOUT", "10m", "COUNCIL_RESCUE_AFTER", "5m"),
