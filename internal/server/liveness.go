@@ -17,9 +17,9 @@ import (
 // than COUNCIL_HEARTBEAT_TIMEOUT (store.RescueJobs). A live worker is never taken for dead
 // while it can record heartbeats, however long its jobs run: the job timeout stays as it is.
 
-// errTakenForDead stops a worker whose jobs may run elsewhere: it must stop at once, as if
+// errStopAtOnce stops a worker whose jobs may run elsewhere: it must stop at once, as if
 // killed, rather than finish or put back jobs that are no longer its own.
-var errTakenForDead = errors.New("this worker was taken for dead")
+var errStopAtOnce = errors.New("this worker stops at once")
 
 // pulse is a worker's account of its own heartbeats, by its own clock.
 type pulse struct {
@@ -60,7 +60,7 @@ func (p *pulse) stopBy() time.Time {
 
 // liveness records this worker's heartbeat every COUNCIL_HEARTBEAT_INTERVAL and, while this
 // process leads the job queue, puts back the jobs of the workers whose heartbeat stopped. It
-// returns errTakenForDead, wrapped with the reason, when this worker must stop at once; nil
+// returns errStopAtOnce, wrapped with the reason, when this worker must stop at once; nil
 // when ctx ends.
 func (s *Server) liveness(ctx context.Context, id string) error {
 	interval, timeout := s.cfg.Duration("COUNCIL_HEARTBEAT_INTERVAL"), s.cfg.Duration("COUNCIL_HEARTBEAT_TIMEOUT")
@@ -74,8 +74,8 @@ func (s *Server) liveness(ctx context.Context, id string) error {
 		case <-ctx.Done():
 			return nil
 		case <-deadline.C:
-			return fmt.Errorf("%w: it could not record a heartbeat since %s, and its jobs may run elsewhere soon",
-				errTakenForDead, p.recorded.UTC().Format(time.RFC3339))
+			return fmt.Errorf("%w: it could not record a heartbeat since %s, and its jobs may soon run elsewhere",
+				errStopAtOnce, p.recorded.UTC().Format(time.RFC3339))
 		case <-tick.C:
 		}
 		bctx, cancel := context.WithTimeout(ctx, interval)
@@ -87,7 +87,7 @@ func (s *Server) liveness(ctx context.Context, id string) error {
 		case err != nil:
 			s.log.Warn("record this worker's heartbeat", "worker", id, "error", err.Error())
 		case !known:
-			return fmt.Errorf("%w: another worker found its heartbeat too old and put its jobs back in the queue", errTakenForDead)
+			return fmt.Errorf("%w: it was taken for dead, and its jobs put back in the queue", errStopAtOnce)
 		}
 		now := time.Now()
 		p.beat(now, err == nil)

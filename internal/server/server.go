@@ -121,6 +121,7 @@ func Run(ctx context.Context, o Options) error {
 			return fmt.Errorf("record this worker: %w", err)
 		}
 		if err := s.q.start(context.WithoutCancel(ctx)); err != nil {
+			_ = db.RemoveWorker(context.WithoutCancel(ctx), s.q.id()) // the start's error says what went wrong
 			return fmt.Errorf("start the job queue: %w", err)
 		}
 		// Heartbeats go on while the process drains its jobs, until the queue has stopped.
@@ -156,7 +157,7 @@ func Run(ctx context.Context, o Options) error {
 		stopBeats()
 		return fmt.Errorf("serve HTTP: %w", err)
 	case err := <-beats:
-		return s.takenForDead(err)
+		return s.stopAtOnce(err)
 	case <-ctx.Done():
 	}
 	o.Log.Info("shutting down: no new webhooks; draining running jobs", "timeout", cfg.Duration("COUNCIL_SHUTDOWN_TIMEOUT").String())
@@ -171,7 +172,7 @@ func Run(ctx context.Context, o Options) error {
 		select {
 		case qerr = <-stopped:
 		case err := <-beats:
-			return s.takenForDead(err)
+			return s.stopAtOnce(err)
 		}
 		stopBeats()
 		// Its jobs all finished or went back to the queue: nothing of this worker is left to
@@ -186,10 +187,11 @@ func Run(ctx context.Context, o Options) error {
 	return errors.Join(herr, qerr)
 }
 
-// takenForDead is how Run ends when liveness says this worker must stop: at once, without
+// stopAtOnce is how Run ends when liveness says this worker must stop: at once, without
 // finishing its jobs or putting them back, as a killed worker would, since they may run
-// elsewhere already. The process exits; its run records are ended by the jobs' next attempts.
-func (s *Server) takenForDead(err error) error {
+// elsewhere already or soon. The process exits; its run records are ended by the jobs' next
+// attempts.
+func (s *Server) stopAtOnce(err error) error {
 	s.log.Error("stopping at once: this worker's jobs may run elsewhere", "worker", s.q.id(), "error", err.Error())
 	return err
 }
