@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river/riverdriver"
 
 	"github.com/council-dev/council/internal/store"
@@ -25,9 +26,17 @@ import (
 // lookAhead is how many jobs past its free slots the gate reads to find one it has room for.
 const lookAhead = 100
 
+// waitingJobs is what the gate reads and moves in the queue.
+type waitingJobs interface {
+	NextJobs(ctx context.Context, queue string, limit int) ([]store.QueuedJob, error)
+	MoveBack(ctx context.Context, ids []int64) error
+}
+
+var _ waitingJobs = store.Store(nil)
+
 // fetchGate decides how many jobs River may take for this process.
 type fetchGate struct {
-	db  store.Store
+	db  waitingJobs
 	log *slog.Logger
 	// room is how many more review jobs of an installation this process can start.
 	room func(installation int64) int
@@ -105,6 +114,11 @@ type gatedExecutor struct {
 	riverdriver.Executor
 	gate *fetchGate
 }
+
+var (
+	_ riverdriver.Driver[pgx.Tx] = gatedDriver[pgx.Tx]{}
+	_ riverdriver.Executor       = gatedExecutor{}
+)
 
 // JobGetAvailable takes jobs for this process as River would, only fewer. Should the gate fail,
 // River takes what it would have taken, and a job over its installation's share goes back to
