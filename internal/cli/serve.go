@@ -44,7 +44,12 @@ docs/server.md lists them all); the environment wins over the file, and flags ov
 Reviewers read Go dependencies from the worker's module cache; COUNCIL_DOWNLOAD_MODULES=true
 lets them have the go command download a version the cache lacks (off by default: a shared
 server's egress and module credentials, and pull requests naming modules, are yours to
-allow).`,
+allow).
+
+A worker records a heartbeat in the database every COUNCIL_HEARTBEAT_INTERVAL (10s); the jobs of
+a worker whose last heartbeat is older than COUNCIL_HEARTBEAT_TIMEOUT (1m), killed or its machine
+lost, start again on another worker. A worker that could not record a heartbeat for that long less
+two intervals, or finds it was taken for dead, exits with an error at once.`,
 		Example: `  # one machine: SQLite store and queue in ./council.db, port 8080
   council serve
 

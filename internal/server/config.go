@@ -48,6 +48,8 @@ type Config struct {
 	ShutdownTimeout         string  `yaml:"COUNCIL_SHUTDOWN_TIMEOUT"`         // how long a stop waits for running jobs
 	JobTimeout              string  `yaml:"COUNCIL_JOB_TIMEOUT"`              // one review's limit
 	RescueAfter             string  `yaml:"COUNCIL_RESCUE_AFTER"`             // a job running this long on a dead worker runs again
+	HeartbeatInterval       string  `yaml:"COUNCIL_HEARTBEAT_INTERVAL"`       // how often a worker records that it is alive
+	HeartbeatTimeout        string  `yaml:"COUNCIL_HEARTBEAT_TIMEOUT"`        // a worker silent this long is dead: its jobs run again
 	MaxAttempts             int     `yaml:"COUNCIL_MAX_ATTEMPTS"`             // tries of one review job
 	WebhookMaxBody          int64   `yaml:"COUNCIL_WEBHOOK_MAX_BODY"`         // bytes
 	LogLevel                string  `yaml:"COUNCIL_LOG_LEVEL"`                // debug, info, warn, error
@@ -191,6 +193,8 @@ func (c *Config) Finish() error {
 		"COUNCIL_SHUTDOWN_TIMEOUT":        {c.ShutdownTimeout, 5 * time.Minute},
 		"COUNCIL_JOB_TIMEOUT":             {c.JobTimeout, 30 * time.Minute},
 		"COUNCIL_RESCUE_AFTER":            {c.RescueAfter, 0},
+		"COUNCIL_HEARTBEAT_INTERVAL":      {c.HeartbeatInterval, 10 * time.Second},
+		"COUNCIL_HEARTBEAT_TIMEOUT":       {c.HeartbeatTimeout, time.Minute},
 		"COUNCIL_POLL_INTERVAL":           {c.FetchPollInterval, time.Second},
 		"COUNCIL_INSTALLATION_CLIENT_TTL": {c.InstallationClientTTL, 30 * time.Minute},
 	} {
@@ -209,6 +213,12 @@ func (c *Config) Finish() error {
 	}
 	if c.durations["COUNCIL_RESCUE_AFTER"] <= c.durations["COUNCIL_JOB_TIMEOUT"] {
 		return fmt.Errorf("COUNCIL_RESCUE_AFTER must be longer than COUNCIL_JOB_TIMEOUT: a job still running would run twice")
+	}
+	// A worker stops by itself two intervals before others may take it for dead (pulse.stopBy):
+	// with four, it stops only after two heartbeats in a row could not be recorded.
+	if beat := c.durations["COUNCIL_HEARTBEAT_INTERVAL"]; beat <= 0 || c.durations["COUNCIL_HEARTBEAT_TIMEOUT"] < 4*beat {
+		return fmt.Errorf("COUNCIL_HEARTBEAT_TIMEOUT must be at least four COUNCIL_HEARTBEAT_INTERVALs, and the interval above 0: " +
+			"a live worker that misses a heartbeat must be neither taken for dead nor stop")
 	}
 	if c.Role == "web" {
 		return c.needWebhook()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -47,9 +48,10 @@ func TestLoadConfigFinish(t *testing.T) {
 			check: func(t *testing.T, c Config) {
 				got := []any{c.Addr, c.DatabaseURL, c.Role, c.Workers, c.InstallationConcurrency, c.MaxModelCalls, c.MaxAttempts, c.Layout,
 					c.Duration("COUNCIL_SHUTDOWN_TIMEOUT"), c.Duration("COUNCIL_JOB_TIMEOUT"), c.Duration("COUNCIL_RESCUE_AFTER"),
-					c.Duration("COUNCIL_POLL_INTERVAL"), c.Duration("COUNCIL_INSTALLATION_CLIENT_TTL")}
+					c.Duration("COUNCIL_POLL_INTERVAL"), c.Duration("COUNCIL_INSTALLATION_CLIENT_TTL"),
+					c.Duration("COUNCIL_HEARTBEAT_INTERVAL"), c.Duration("COUNCIL_HEARTBEAT_TIMEOUT")}
 				want := []any{":8080", "sqlite://./council.db", "all", 4, 2, 16, 5, "per-reviewer",
-					5 * time.Minute, 30 * time.Minute, 35 * time.Minute, time.Second, 30 * time.Minute}
+					5 * time.Minute, 30 * time.Minute, 35 * time.Minute, time.Second, 30 * time.Minute, 10 * time.Second, time.Minute}
 				if d := cmp.Diff(want, got); d != "" {
 					t.Errorf("defaults (-want +got):\n%s", d)
 				}
@@ -63,11 +65,12 @@ func TestLoadConfigFinish(t *testing.T) {
 			name: "durations and numbers",
 			env: fullEnv("COUNCIL_JOB_TIMEOUT", "90s", "COUNCIL_RESCUE_AFTER", "2m", "COUNCIL_POLL_INTERVAL", "50ms",
 				"COUNCIL_WORKERS", " 8 ", "COUNCIL_MONTHLY_BUDGET_USD", "12.5", "COUNCIL_REVIEW_DRAFTS", "true", "GITHUB_APP_ID", "123",
-				"COUNCIL_DOWNLOAD_MODULES", "true"),
+				"COUNCIL_DOWNLOAD_MODULES", "true", "COUNCIL_HEARTBEAT_INTERVAL", "2s", "COUNCIL_HEARTBEAT_TIMEOUT", "8s"),
 			check: func(t *testing.T, c Config) {
 				got := []any{c.Duration("COUNCIL_JOB_TIMEOUT"), c.Duration("COUNCIL_RESCUE_AFTER"), c.Duration("COUNCIL_POLL_INTERVAL"),
-					c.Workers, c.MonthlyBudgetUSD, c.ReviewDrafts, c.AppID, c.DownloadModules, (&Server{cfg: c}).noDownload()}
-				want := []any{90 * time.Second, 2 * time.Minute, 50 * time.Millisecond, 8, 12.5, true, int64(123), true, ""}
+					c.Workers, c.MonthlyBudgetUSD, c.ReviewDrafts, c.AppID, c.DownloadModules, (&Server{cfg: c}).noDownload(),
+					c.Duration("COUNCIL_HEARTBEAT_INTERVAL"), c.Duration("COUNCIL_HEARTBEAT_TIMEOUT")}
+				want := []any{90 * time.Second, 2 * time.Minute, 50 * time.Millisecond, 8, 12.5, true, int64(123), true, "", 2 * time.Second, 8 * time.Second}
 				if d := cmp.Diff(want, got); d != "" {
 					t.Errorf("(-want +got):\n%s", d)
 				}
@@ -92,6 +95,14 @@ func TestLoadConfigFinish(t *testing.T) {
 		{
 			name: "rescue after equal to the job timeout", env: fullEnv("COUNCIL_JOB_TIMEOUT", "10m", "COUNCIL_RESCUE_AFTER", "10m"),
 			wantErr: "COUNCIL_RESCUE_AFTER must be longer than COUNCIL_JOB_TIMEOUT",
+		},
+		{
+			name: "heartbeat timeout under four intervals", env: fullEnv("COUNCIL_HEARTBEAT_INTERVAL", "20s"),
+			wantErr: "COUNCIL_HEARTBEAT_TIMEOUT must be at least four COUNCIL_HEARTBEAT_INTERVALs",
+		},
+		{
+			name: "heartbeat interval of 0", env: fullEnv("COUNCIL_HEARTBEAT_INTERVAL", "0s"),
+			wantErr: "COUNCIL_HEARTBEAT_TIMEOUT must be at least four COUNCIL_HEARTBEAT_INTERVALs, and the interval above 0",
 		},
 		{
 			name: "rescue after shorter than the job timeout", env: fullEnv("COUNCIL_JOB_TIMEOUT", "10m", "COUNCIL_RESCUE_AFTER", "5m"),
@@ -265,5 +276,24 @@ func TestClassify(t *testing.T) {
 				t.Errorf("wait %v", wait)
 			}
 		})
+	}
+}
+
+// Every setting is in docs/server.md's table, under its name.
+func TestSettingsAreDocumented(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/server.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := reflect.TypeFor[Config]()
+	for i := range typ.NumField() {
+		name := typ.Field(i).Tag.Get("yaml")
+		if name == "" || name == "-" {
+			continue
+		}
+		if !strings.Contains(string(doc), "\n| `"+name+"` |") {
+			t.Errorf("%s is not in docs/server.md's settings table", name)
+		}
 	}
 }

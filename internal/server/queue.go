@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivertype"
@@ -73,6 +74,8 @@ type queue interface {
 	complete(ctx context.Context, job *river.Job[ReviewArgs]) error
 	// stop waits for running jobs until ctx ends, then cancels them.
 	stop(ctx context.Context) error
+	// id is the queue client's id, which River records in attempted_by of each job it takes.
+	id() string
 }
 
 type riverQueue[TTx any] struct {
@@ -89,6 +92,8 @@ func (q riverQueue[TTx]) insert(ctx context.Context, args river.JobArgs) (bool, 
 }
 
 func (q riverQueue[TTx]) start(ctx context.Context) error { return q.c.Start(ctx) }
+
+func (q riverQueue[TTx]) id() string { return q.c.ID() }
 
 func (q riverQueue[TTx]) complete(ctx context.Context, job *river.Job[ReviewArgs]) error {
 	return q.completeTx(ctx, job)
@@ -116,6 +121,7 @@ type queueOptions struct {
 	poll        time.Duration
 	maxAttempts int
 	log         *slog.Logger
+	gate        *fetchGate // when work: what River takes for this process
 }
 
 // newQueue makes the River client for db.
@@ -136,7 +142,7 @@ func newQueue(db *store.DB, o queueOptions) (queue, error) {
 	}
 	switch db.Kind {
 	case "postgres":
-		c, err := river.NewClient(riverpgxv5.New(db.Pool), cfg)
+		c, err := river.NewClient(gated(riverpgxv5.New(db.Pool), o.gate), cfg)
 		if err != nil {
 			return nil, fmt.Errorf("start the job queue: %w", err)
 		}
@@ -154,7 +160,7 @@ func newQueue(db *store.DB, o queueOptions) (queue, error) {
 	case "sqlite":
 		// SQLite has no LISTEN/NOTIFY: workers poll.
 		cfg.PollOnly = true
-		c, err := river.NewClient(riversqlite.New(db.SQL), cfg)
+		c, err := river.NewClient(gated(riversqlite.New(db.SQL), o.gate), cfg)
 		if err != nil {
 			return nil, fmt.Errorf("start the job queue: %w", err)
 		}
@@ -171,6 +177,14 @@ func newQueue(db *store.DB, o queueOptions) (queue, error) {
 		}}, nil
 	}
 	return nil, fmt.Errorf("start the job queue: unknown database kind %q", db.Kind)
+}
+
+// gated is River's driver, through the gate when there is one.
+func gated[TTx any](d riverdriver.Driver[TTx], gate *fetchGate) riverdriver.Driver[TTx] {
+	if gate == nil {
+		return d
+	}
+	return gatedDriver[TTx]{Driver: d, gate: gate}
 }
 
 // lower is how names go into unique job arguments.

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -99,16 +100,38 @@ func Run(ctx context.Context, o Options) error {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &reviewWorker{s: s})
 	river.AddWorker(workers, &commandWorker{s: s})
+	var gate *fetchGate
+	if work {
+		gate = &fetchGate{db: db, log: o.Log, room: s.room}
+	}
 	if s.q, err = newQueue(db, queueOptions{
-		work: work, workers: workers, maxWorkers: cfg.Workers,
+		work: work, workers: workers, maxWorkers: cfg.Workers, gate: gate,
 		jobTimeout: cfg.Duration("COUNCIL_JOB_TIMEOUT"), rescueAfter: cfg.Duration("COUNCIL_RESCUE_AFTER"),
 		poll: cfg.Duration("COUNCIL_POLL_INTERVAL"), maxAttempts: cfg.MaxAttempts, log: riverLogger(o.Log),
 	}); err != nil {
 		return err
 	}
+	// A worker records itself before it takes a job, so that every job it takes is one the
+	// leader can put back if it dies.
+	beats := make(chan error, 1)
+	stopBeats := func() {}
 	if work {
+		host, _ := os.Hostname()
+		if err := db.AddWorker(ctx, store.Worker{ID: s.q.id(), Host: host, PID: os.Getpid()}); err != nil {
+			return fmt.Errorf("record this worker: %w", err)
+		}
 		if err := s.q.start(context.WithoutCancel(ctx)); err != nil {
+			_ = db.RemoveWorker(context.WithoutCancel(ctx), s.q.id()) // the start's error says what went wrong
 			return fmt.Errorf("start the job queue: %w", err)
+		}
+		// Heartbeats go on while the process drains its jobs, until the queue has stopped.
+		lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		go func() { beats <- s.liveness(lctx, s.q.id()) }()
+		stopBeats = func() {
+			cancel()
+			if err := <-beats; err != nil {
+				o.Log.Warn("stopped recording heartbeats", "error", err.Error()) // the process stops either way
+			}
 		}
 	}
 	s.started.Store(true)
@@ -131,7 +154,10 @@ func Run(ctx context.Context, o Options) error {
 
 	select {
 	case err := <-served:
+		stopBeats()
 		return fmt.Errorf("serve HTTP: %w", err)
+	case err := <-beats:
+		return s.stopAtOnce(err)
 	case <-ctx.Done():
 	}
 	o.Log.Info("shutting down: no new webhooks; draining running jobs", "timeout", cfg.Duration("COUNCIL_SHUTDOWN_TIMEOUT").String())
@@ -141,10 +167,33 @@ func Run(ctx context.Context, o Options) error {
 	herr := srv.Shutdown(sctx)
 	var qerr error
 	if work {
-		qerr = s.q.stop(sctx)
+		stopped := make(chan error, 1)
+		go func() { stopped <- s.q.stop(sctx) }()
+		select {
+		case qerr = <-stopped:
+		case err := <-beats:
+			return s.stopAtOnce(err)
+		}
+		stopBeats()
+		// Its jobs all finished or went back to the queue: nothing of this worker is left to
+		// rescue. After an error some may still run, and the leader puts them back.
+		if qerr == nil {
+			if err := db.RemoveWorker(context.WithoutCancel(ctx), s.q.id()); err != nil {
+				o.Log.Warn("remove this worker's record", "error", err.Error())
+			}
+		}
 	}
 	o.Log.Info("council serve stopped")
 	return errors.Join(herr, qerr)
+}
+
+// stopAtOnce is how Run ends when liveness says this worker must stop: at once, without
+// finishing its jobs or putting them back, as a killed worker would, since they may run
+// elsewhere already or soon. The process exits; its run records are ended by the jobs' next
+// attempts.
+func (s *Server) stopAtOnce(err error) error {
+	s.log.Error("stopping at once: this worker's jobs may run elsewhere", "worker", s.q.id(), "error", err.Error())
+	return err
 }
 
 // routes are the HTTP endpoints of the process's role.

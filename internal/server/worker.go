@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/council-dev/council/internal/config"
 	"github.com/council-dev/council/internal/engine"
@@ -58,8 +59,12 @@ type outcome struct {
 func (s *Server) review(ctx context.Context, job *river.Job[ReviewArgs]) error {
 	a := job.Args
 	if !s.acquire(a.Installation) {
-		// One installation has its share of this process's workers: let the others' jobs run.
-		return river.JobSnooze(2 * time.Second)
+		// One installation has its share of this process's workers. The fetch gate keeps River
+		// from taking such a job, unless jobs taken a moment before had not started yet when it
+		// counted. The job goes back to the queue at once, without using an attempt, for a
+		// worker with room for it: River makes it available in its next completion batch
+		// (within 50ms).
+		return river.JobSnooze(0)
 	}
 	defer s.release(a.Installation)
 	s.m.running.Inc()
@@ -76,7 +81,7 @@ func (s *Server) review(ctx context.Context, job *river.Job[ReviewArgs]) error {
 	log.Info("review run started", "run", runID, "trigger", a.Trigger)
 	if job.Attempt > 1 {
 		// An earlier attempt whose worker died (SIGKILL, a lost machine) never ended its run.
-		if _, err := s.db.AbandonRuns(ctx, job.ID, runID, "the worker stopped during this run (killed, or its machine lost); the job ran again"); err != nil {
+		if _, err := s.db.AbandonRuns(ctx, job.ID, runID, abandonReason(job.JobRow)); err != nil {
 			log.Warn("end the runs of earlier attempts", "error", err.Error())
 		}
 	}
@@ -131,6 +136,17 @@ func (s *Server) review(ctx context.Context, job *river.Job[ReviewArgs]) error {
 		}
 	}
 	return nil
+}
+
+// abandonReason is why the run of an earlier attempt of job, still "running", failed: its
+// worker died, and the queue says how it found out (a heartbeat that stopped, or River's
+// rescue of a job that ran too long).
+func abandonReason(job *rivertype.JobRow) string {
+	why := "the worker stopped during this run (killed, or its machine lost); the job ran again"
+	if n := len(job.Errors); n > 0 && job.Errors[n-1].Attempt == job.Attempt-1 {
+		why += ": " + job.Errors[n-1].Error
+	}
+	return why
 }
 
 // headMoved says whether the open pull request's head is no longer head.
@@ -477,6 +493,13 @@ func (s *Server) acquire(inst int64) bool {
 	}
 	s.inflight[inst]++
 	return true
+}
+
+// room is how many more jobs of an installation this process can start.
+func (s *Server) room(inst int64) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.InstallationConcurrency - s.inflight[inst]
 }
 
 func (s *Server) release(inst int64) {

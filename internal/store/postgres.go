@@ -58,6 +58,33 @@ func (s *postgresStore) JobCounts(ctx context.Context) (map[string]int64, error)
 	return out, rows.Err()
 }
 
+func (s *postgresStore) NextJobs(ctx context.Context, queue string, limit int) ([]QueuedJob, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, kind, args FROM river_job
+		WHERE state = 'available' AND queue = $1 AND scheduled_at <= now()
+		ORDER BY priority, scheduled_at, id LIMIT $2`, queue, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list the next jobs of queue %s: %w", queue, err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (QueuedJob, error) {
+		var j QueuedJob
+		err := row.Scan(&j.ID, &j.Kind, &j.Args)
+		return j, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the next jobs of queue %s: %w", queue, err)
+	}
+	return out, nil
+}
+
+func (s *postgresStore) MoveBack(ctx context.Context, ids []int64) error {
+	// SKIP LOCKED: a job another worker is taking right now is not waiting any more.
+	if _, err := s.pool.Exec(ctx, `UPDATE river_job SET scheduled_at = now() WHERE id IN (
+		SELECT id FROM river_job WHERE id = ANY($1) AND state = 'available' FOR UPDATE SKIP LOCKED)`, ids); err != nil {
+		return fmt.Errorf("move jobs to the back of the queue: %w", err)
+	}
+	return nil
+}
+
 func (s *postgresStore) UpsertInstallation(ctx context.Context, in Installation) error {
 	settings, err := encodeSettings(in.Settings)
 	if err != nil {
@@ -377,4 +404,121 @@ func (s *postgresStore) Ping(ctx context.Context) error {
 func (s *postgresStore) Close() error {
 	s.pool.Close()
 	return nil
+}
+
+func (s *postgresStore) AddWorker(ctx context.Context, w Worker) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO workers (id, host, pid, started, heartbeat)
+		VALUES ($1, $2, $3, coalesce($4, now()), coalesce($5, now()))
+		ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = excluded.pid, started = excluded.started,
+			heartbeat = excluded.heartbeat`,
+		w.ID, w.Host, w.PID, pgTime(w.Started), pgTime(w.Heartbeat))
+	if err != nil {
+		return fmt.Errorf("add worker %s: %w", w.ID, err)
+	}
+	return nil
+}
+
+func (s *postgresStore) Heartbeat(ctx context.Context, id string, at time.Time) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE workers SET heartbeat = coalesce($2, now()) WHERE id = $1`, id, pgTime(at))
+	if err != nil {
+		return false, fmt.Errorf("record the heartbeat of worker %s: %w", id, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+func (s *postgresStore) RemoveWorker(ctx context.Context, id string) error {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM workers WHERE id = $1`, id); err != nil {
+		return fmt.Errorf("remove worker %s: %w", id, err)
+	}
+	return nil
+}
+
+func (s *postgresStore) Workers(ctx context.Context) ([]Worker, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, host, pid, started, heartbeat FROM workers ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("list workers: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, scanPgWorker)
+	if err != nil {
+		return nil, fmt.Errorf("list workers: %w", err)
+	}
+	return out, nil
+}
+
+func scanPgWorker(row pgx.CollectableRow) (Worker, error) {
+	var w Worker
+	err := row.Scan(&w.ID, &w.Host, &w.PID, &w.Started, &w.Heartbeat)
+	w.Started, w.Heartbeat = w.Started.UTC(), w.Heartbeat.UTC()
+	return w, err
+}
+
+func (s *postgresStore) RescueJobs(ctx context.Context, p RescueParams) ([]DeadWorker, error) {
+	var out []DeadWorker
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		out = nil // a retried transaction starts over
+		var now time.Time
+		var leads bool
+		// River's elector keeps expires_at by the database's clock, whatever p.Now says.
+		if err := tx.QueryRow(ctx, `SELECT coalesce($1, now()),
+			$2 = '' OR EXISTS (SELECT 1 FROM river_leader WHERE leader_id = $2 AND expires_at > now())`,
+			pgTime(p.Now), p.Leader).Scan(&now, &leads); err != nil {
+			return err
+		}
+		if !leads {
+			return nil
+		}
+		// SKIP LOCKED: a worker whose heartbeat is being recorded right now is not dead.
+		rows, err := tx.Query(ctx, `SELECT id, host, pid, started, heartbeat FROM workers
+			WHERE heartbeat < $1 ORDER BY id FOR UPDATE SKIP LOCKED`, now.Add(-p.DeadAfter))
+		if err != nil {
+			return err
+		}
+		dead, err := pgx.CollectRows(rows, scanPgWorker)
+		if err != nil {
+			return err
+		}
+		for _, w := range dead {
+			// As River's own rescuer does it (an attempt error, river:rescue_count), but at
+			// once rather than after a backoff: the job did not fail, its worker died.
+			rows, err := tx.Query(ctx, `UPDATE river_job SET
+					state = CASE WHEN attempt >= max_attempts THEN 'discarded' ELSE 'available' END::river_job_state,
+					scheduled_at = CASE WHEN attempt >= max_attempts THEN scheduled_at ELSE $2 END,
+					finalized_at = CASE WHEN attempt >= max_attempts THEN $2 END,
+					errors = array_append(errors, jsonb_build_object('at', $2::timestamptz, 'attempt', attempt, 'error', $3::text, 'trace', '')),
+					metadata = metadata || jsonb_build_object('river:rescue_count', coalesce(
+						CASE WHEN jsonb_typeof(metadata -> 'river:rescue_count') = 'number' THEN (metadata ->> 'river:rescue_count')::int END, 0) + 1)
+				WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = $1
+				RETURNING id, state = 'discarded'`, w.ID, now, rescueReason(w))
+			if err != nil {
+				return err
+			}
+			d := DeadWorker{Worker: w}
+			var id int64
+			var discarded bool
+			if _, err := pgx.ForEachRow(rows, []any{&id, &discarded}, func() error {
+				d.add(id, discarded)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `DELETE FROM workers WHERE id = $1`, w.ID); err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rescue the jobs of dead workers: %w", err)
+	}
+	return out, nil
+}
+
+// pgTime is t for a query, or NULL when it is zero (the query then uses now()).
+func pgTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -61,6 +62,40 @@ func (s *sqliteStore) JobCounts(ctx context.Context) (map[string]int64, error) {
 		out[state] = n
 	}
 	return out, rows.Err()
+}
+
+func (s *sqliteStore) NextJobs(ctx context.Context, queue string, limit int) ([]QueuedJob, error) {
+	// River's SQLite driver compares its text times, in its own format.
+	rows, err := s.db.QueryContext(ctx, `SELECT id, kind, json(args) FROM river_job
+		WHERE state = 'available' AND queue = ? AND scheduled_at <= ? AND priority >= 0
+		ORDER BY priority, scheduled_at, id LIMIT ?`, queue, time.Now().UTC().Format(riverSQLiteTime), limit)
+	if err != nil {
+		return nil, fmt.Errorf("list the next jobs of queue %s: %w", queue, err)
+	}
+	defer rows.Close()
+	var out []QueuedJob
+	for rows.Next() {
+		var j QueuedJob
+		if err := rows.Scan(&j.ID, &j.Kind, &j.Args); err != nil {
+			return nil, fmt.Errorf("list the next jobs of queue %s: %w", queue, err)
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+func (s *sqliteStore) MoveBack(ctx context.Context, ids []int64) error {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return fmt.Errorf("move jobs to the back of the queue: %w", err)
+	}
+	_, err = s.db.ExecContext(ctx, `UPDATE river_job SET scheduled_at = ?
+		WHERE id IN (SELECT value FROM json_each(?)) AND state = 'available'`,
+		time.Now().UTC().Format(riverSQLiteTime), string(list))
+	if err != nil {
+		return fmt.Errorf("move jobs to the back of the queue: %w", err)
+	}
+	return nil
 }
 
 func (s *sqliteStore) UpsertInstallation(ctx context.Context, in Installation) error {
@@ -408,4 +443,134 @@ func (s *sqliteStore) Close() error {
 		return fmt.Errorf("close database: %w", err)
 	}
 	return nil
+}
+
+func (s *sqliteStore) AddWorker(ctx context.Context, w Worker) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO workers (id, host, pid, started, heartbeat) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = excluded.pid, started = excluded.started,
+			heartbeat = excluded.heartbeat`,
+		w.ID, w.Host, w.PID, micros(orNow(w.Started)), micros(orNow(w.Heartbeat)))
+	if err != nil {
+		return fmt.Errorf("add worker %s: %w", w.ID, err)
+	}
+	return nil
+}
+
+func (s *sqliteStore) Heartbeat(ctx context.Context, id string, at time.Time) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE workers SET heartbeat = ? WHERE id = ?`, micros(orNow(at)), id)
+	if err != nil {
+		return false, fmt.Errorf("record the heartbeat of worker %s: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("record the heartbeat of worker %s: %w", id, err)
+	}
+	return n == 1, nil
+}
+
+func (s *sqliteStore) RemoveWorker(ctx context.Context, id string) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM workers WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("remove worker %s: %w", id, err)
+	}
+	return nil
+}
+
+func (s *sqliteStore) Workers(ctx context.Context) ([]Worker, error) {
+	out, err := sqliteWorkers(ctx, s.db, `SELECT id, host, pid, started, heartbeat FROM workers ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("list workers: %w", err)
+	}
+	return out, nil
+}
+
+// sqliteWorkers runs a query of workers' id, host, pid, started and heartbeat.
+func sqliteWorkers(ctx context.Context, q interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}, query string, args ...any) ([]Worker, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Worker
+	for rows.Next() {
+		var w Worker
+		var started, beat int64
+		if err := rows.Scan(&w.ID, &w.Host, &w.PID, &started, &beat); err != nil {
+			return nil, err
+		}
+		w.Started, w.Heartbeat = fromMicros(started), fromMicros(beat)
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// riverSQLiteTime is how River's SQLite driver writes times into its tables (UTC), which its
+// queries compare as text.
+const riverSQLiteTime = "2006-01-02 15:04:05.000"
+
+func (s *sqliteStore) RescueJobs(ctx context.Context, p RescueParams) ([]DeadWorker, error) {
+	now := orNow(p.Now)
+	var out []DeadWorker
+	err := sqliteTx(ctx, s.db, func(tx *sql.Tx) error {
+		if p.Leader != "" {
+			var leads bool
+			// River's elector keeps expires_at by the database's clock, whatever p.Now says.
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM river_leader
+				WHERE leader_id = ? AND unixepoch(expires_at, 'subsec') > unixepoch('now', 'subsec'))`, p.Leader).Scan(&leads); err != nil {
+				return err
+			}
+			if !leads {
+				return nil
+			}
+		}
+		dead, err := sqliteWorkers(ctx, tx, `SELECT id, host, pid, started, heartbeat FROM workers
+			WHERE heartbeat < ? ORDER BY id`, micros(now.Add(-p.DeadAfter)))
+		if err != nil {
+			return err
+		}
+		at := now.Format(riverSQLiteTime)
+		for _, w := range dead {
+			d := DeadWorker{Worker: w}
+			// As River's own rescuer does it (an attempt error, river:rescue_count), but at
+			// once rather than after a backoff: the job did not fail, its worker died.
+			rows, err := tx.QueryContext(ctx, `UPDATE river_job SET
+					state = CASE WHEN attempt >= max_attempts THEN 'discarded' ELSE 'available' END,
+					scheduled_at = CASE WHEN attempt >= max_attempts THEN scheduled_at ELSE ?1 END,
+					finalized_at = CASE WHEN attempt >= max_attempts THEN ?1 END,
+					errors = jsonb_insert(coalesce(errors, jsonb('[]')), '$[#]',
+						json_object('at', ?2, 'attempt', attempt, 'error', ?3, 'trace', '')),
+					metadata = jsonb_set(coalesce(metadata, jsonb('{}')), '$."river:rescue_count"',
+						coalesce(json_extract(metadata, '$."river:rescue_count"'), 0) + 1)
+				WHERE state = 'running' AND attempted_by ->> '$[#-1]' = ?4
+				RETURNING id, state = 'discarded'`, at, now.Format(time.RFC3339Nano), rescueReason(w), w.ID)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var id int64
+				var discarded bool
+				if err := rows.Scan(&id, &discarded); err != nil {
+					_ = rows.Close() // the scan's error says what went wrong
+					return err
+				}
+				d.add(id, discarded)
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM workers WHERE id = ?`, w.ID); err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rescue the jobs of dead workers: %w", err)
+	}
+	return out, nil
 }

@@ -21,6 +21,12 @@ type Store interface {
 	ForgetDelivery(ctx context.Context, id string) error
 	// JobCounts counts the job queue's jobs by state (River's table, all processes).
 	JobCounts(ctx context.Context) (map[string]int64, error)
+	// NextJobs lists, up to limit, the jobs of queue that River would take next: available
+	// and due, by priority, then scheduled_at, then id.
+	NextJobs(ctx context.Context, queue string, limit int) ([]QueuedJob, error)
+	// MoveBack moves the jobs ids that are still available to the back of their queue: due
+	// now, as if just queued. They stay available to every worker.
+	MoveBack(ctx context.Context, ids []int64) error
 
 	// UpsertInstallation creates or updates an installation's account and state; its settings
 	// and budget are kept when it exists.
@@ -60,6 +66,24 @@ type Store interface {
 	// Spend is what an installation's runs cost (USD) from since on.
 	Spend(ctx context.Context, installation int64, since time.Time) (float64, error)
 
+	// AddWorker records a process that runs jobs, with its first heartbeat (replacing a
+	// record of the same id).
+	AddWorker(ctx context.Context, w Worker) error
+	// Heartbeat records that a worker is alive at at (zero: now, by the database's clock). It
+	// returns false when the store does not know the worker: RescueJobs took it for dead.
+	Heartbeat(ctx context.Context, id string, at time.Time) (bool, error)
+	// RemoveWorker forgets a worker that stopped cleanly.
+	RemoveWorker(ctx context.Context, id string) error
+	// Workers lists the workers the store knows, by id.
+	Workers(ctx context.Context) ([]Worker, error)
+	// RescueJobs takes for dead every worker whose last heartbeat is older than p.DeadAfter:
+	// it puts back in the queue, to run again at once, the jobs such a worker was running (the
+	// queue's own record of who runs a job: the last of its attempted_by), discards those that
+	// used their every attempt, and forgets the worker. A job's errors say why. It does nothing
+	// unless p.Leader, when set, is the queue's elected leader, so that one process rescues at
+	// a time. It returns the dead workers with what became of their jobs.
+	RescueJobs(ctx context.Context, p RescueParams) ([]DeadWorker, error)
+
 	// Ping says whether the database answers.
 	Ping(ctx context.Context) error
 	// Close releases the database.
@@ -71,6 +95,13 @@ type Delivery struct {
 	ID       string // X-GitHub-Delivery
 	Event    string // X-GitHub-Event
 	Received time.Time
+}
+
+// QueuedJob is a job waiting in the queue.
+type QueuedJob struct {
+	ID   int64
+	Kind string
+	Args []byte // JSON
 }
 
 // Installation is one installation of the GitHub App.
@@ -155,6 +186,34 @@ type LedgerRow struct {
 	CacheWriteTokens int64
 	CostUSD          float64
 	Seconds          float64
+}
+
+// Worker is a process that runs jobs, as its heartbeats record it.
+type Worker struct {
+	ID        string // the job queue client's id, as River records it in a job's attempted_by
+	Host      string
+	PID       int
+	Started   time.Time // zero: now
+	Heartbeat time.Time // the last one; zero: now, by the database's clock
+}
+
+// RescueParams say whose jobs RescueJobs puts back.
+type RescueParams struct {
+	// Leader is the job queue client that must be the queue's elected leader (River's
+	// river_leader) for RescueJobs to act; "" acts whoever leads.
+	Leader string
+	// DeadAfter is how old a worker's last heartbeat is when it is taken for dead.
+	DeadAfter time.Duration
+	// Now is the time heartbeats are measured against and jobs put back at; zero: now, by
+	// the database's clock.
+	Now time.Time
+}
+
+// DeadWorker is a worker RescueJobs took for dead, and what became of the jobs it was running.
+type DeadWorker struct {
+	Worker
+	Requeued  []int64 // back in the queue, to run again at once
+	Discarded []int64 // their every attempt used
 }
 
 // RunFilter narrows Runs. Zero fields do not filter.

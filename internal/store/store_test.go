@@ -28,12 +28,12 @@ func open(t *testing.T, url string) *store.DB {
 
 func TestSQLite(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) store.Store { return open(t, storetest.SQLiteURL(t)) })
+	storetest.Run(t, func(t *testing.T) *store.DB { return open(t, storetest.SQLiteURL(t)) })
 }
 
 func TestPostgres(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) store.Store { return open(t, storetest.PostgresURL(t)) })
+	storetest.Run(t, func(t *testing.T) *store.DB { return open(t, storetest.PostgresURL(t)) })
 }
 
 func TestOpenSQLite(t *testing.T) {

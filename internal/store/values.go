@@ -51,3 +51,18 @@ func totals(rows []LedgerRow) (in, out int64, cost float64) {
 	}
 	return in, out, cost
 }
+
+// rescueReason is the error RescueJobs records on each job it puts back.
+func rescueReason(w Worker) string {
+	return fmt.Sprintf("the worker %s stopped: no heartbeat since %s; the job was put back in the queue",
+		w.ID, w.Heartbeat.UTC().Format(time.RFC3339))
+}
+
+// add notes a job of the dead worker: put back in the queue, or discarded.
+func (d *DeadWorker) add(job int64, discarded bool) {
+	if discarded {
+		d.Discarded = append(d.Discarded, job)
+	} else {
+		d.Requeued = append(d.Requeued, job)
+	}
+}

@@ -11,13 +11,14 @@ import (
 	"github.com/council-dev/council/internal/store"
 )
 
-// Run runs the behaviour every store.Store must have. open returns a fresh, empty store for
-// one test and arranges for it to be closed.
-func Run(t *testing.T, open func(t *testing.T) store.Store) {
+// Run runs the behaviour every store.Store must have. open returns a fresh, empty database
+// for one test and arranges for it to be closed; tests of what the store does to the job
+// queue's table run the queue (River) on it too.
+func Run(t *testing.T, open func(t *testing.T) *store.DB) {
 	t.Helper()
 	for _, test := range []struct {
 		name string
-		test func(t *testing.T, s store.Store)
+		test func(t *testing.T, s *store.DB)
 	}{
 		{"RecordDelivery", testRecordDelivery},
 		{"RecordDeliveryConcurrently", testRecordDeliveryConcurrently},
@@ -34,6 +35,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"JobCounts", testJobCounts},
 		{"AbandonRuns", testAbandonRuns},
 		{"Installations", testInstallations},
+		{"Workers", testWorkers},
+		{"RescueJobs", testRescueJobs},
+		{"RescueJobsOnlyByTheLeader", testRescueJobsOnlyByTheLeader},
+		{"NextJobs", testNextJobs},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			t.Parallel()
@@ -45,7 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 // base is a time with a whole number of milliseconds, so that it survives any store exactly.
 var base = time.Date(2026, 3, 14, 9, 26, 53, 589_000_000, time.UTC)
 
-func testRecordDelivery(t *testing.T, s store.Store) {
+func testRecordDelivery(t *testing.T, s *store.DB) {
 	ctx := t.Context()
 	for i, test := range []struct {
 		id   string
@@ -70,7 +75,7 @@ func testRecordDelivery(t *testing.T, s store.Store) {
 	}
 }
 
-func testRecordDeliveryConcurrently(t *testing.T, s store.Store) {
+func testRecordDeliveryConcurrently(t *testing.T, s *store.DB) {
 	ctx := t.Context()
 	const n = 20
 	var (
@@ -101,7 +106,7 @@ func testRecordDeliveryConcurrently(t *testing.T, s store.Store) {
 	}
 }
 
-func testInstallation(t *testing.T, s store.Store) {
+func testInstallation(t *testing.T, s *store.DB) {
 	ctx := t.Context()
 	if _, ok, err := s.Installation(ctx, 1); err != nil || ok {
 		t.Fatalf("Installation(1) of an empty store = ok %v, err %v; want false, nil", ok, err)
@@ -160,7 +165,7 @@ func testInstallation(t *testing.T, s store.Store) {
 	}
 }
 
-func testRepositories(t *testing.T, s store.Store) {
+func testRepositories(t *testing.T, s *store.DB) {
 	ctx := t.Context()
 	for i, step := range []struct {
 		id             int64
@@ -187,7 +192,7 @@ func testRepositories(t *testing.T, s store.Store) {
 	}
 }
 
-func testPaused(t *testing.T, s store.Store) {
+func testPaused(t *testing.T, s *store.DB) {
 	ctx := t.Context()
 	for i, step := range []struct {
 		set    bool // call SetPaused(repo, number, paused) first
@@ -238,7 +243,7 @@ func startRuns(t *testing.T, s store.Store, runs ...store.Run) []store.Run {
 	return out
 }
 
-func testRuns(t *testing.T, s store.Store) {
+func testRuns(t *testing.T, s *store.DB) {
 	ctx := t.Context()
 	if got, err := s.Runs(ctx, store.RunFilter{}); err != nil || len(got) != 0 {
 		t.Fatalf("Runs of an empty store = %v, %v; want none", got, err)
@@ -296,7 +301,7 @@ func testRuns(t *testing.T, s store.Store) {
 	}
 }
 
-func testRunsFilter(t *testing.T, s store.Store) {
+func testRunsFilter(t *testing.T, s *store.DB) {
 	ctx := t.Context()
 	runs := startRuns(t, s,
 		store.Run{Installation: 1, Repo: "Octo/A", Number: 1, Started: base},
@@ -348,7 +353,7 @@ func testRunsFilter(t *testing.T, s store.Store) {
 	}
 }
 
-func testRunsLimit(t *testing.T, s store.Store) {
+func testRunsLimit(t *testing.T, s *store.DB) {
 	ctx := t.Context()
 	for i := range 55 {
 		if _, err := s.StartRun(ctx, store.Run{Installation: 1, Repo: "octo/a", Number: i, Started: base.Add(time.Duration(i) * time.Second)}); err != nil {
@@ -370,7 +375,7 @@ func testRunsLimit(t *testing.T, s store.Store) {
 	}
 }
 
-func testFinishRun(t *testing.T, s store.Store) {
+func testFinishRun(t *testing.T, s *store.DB) {
 	ctx := t.Context()
 	runs := startRuns(t, s,
 		store.Run{Installation: 1, Repo: "octo/a", Number: 1, Head: "old", Trigger: "opened", Started: base},
@@ -451,7 +456,7 @@ func testFinishRun(t *testing.T, s store.Store) {
 	}
 }
 
-func testSpend(t *testing.T, s store.Store) {
+func testSpend(t *testing.T, s *store.DB) {
 	ctx := t.Context()
 	month := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	for i, r := range []struct {
@@ -501,13 +506,13 @@ func testSpend(t *testing.T, s store.Store) {
 	}
 }
 
-func testPing(t *testing.T, s store.Store) {
+func testPing(t *testing.T, s *store.DB) {
 	if err := s.Ping(t.Context()); err != nil {
 		t.Errorf("Ping: %v", err)
 	}
 }
 
-func testForgetDelivery(t *testing.T, s store.Store) {
+func testForgetDelivery(t *testing.T, s *store.DB) {
 	ctx := t.Context()
 	d := store.Delivery{ID: "forget-1", Event: "pull_request", Received: base}
 	if ok, err := s.RecordDelivery(ctx, d); err != nil || !ok {
@@ -528,7 +533,7 @@ func testForgetDelivery(t *testing.T, s store.Store) {
 }
 
 // testJobCounts reads the queue's (empty) table: Open created it with River's migrations.
-func testJobCounts(t *testing.T, s store.Store) {
+func testJobCounts(t *testing.T, s *store.DB) {
 	counts, err := s.JobCounts(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -538,7 +543,7 @@ func testJobCounts(t *testing.T, s store.Store) {
 	}
 }
 
-func testAbandonRuns(t *testing.T, s store.Store) {
+func testAbandonRuns(t *testing.T, s *store.DB) {
 	ctx := t.Context()
 	start := func(job int64) int64 {
 		id, err := s.StartRun(ctx, store.Run{Installation: 1, Repo: "o/r", Number: 1, JobID: job, Started: base})
@@ -571,7 +576,7 @@ func testAbandonRuns(t *testing.T, s store.Store) {
 	}
 }
 
-func testInstallations(t *testing.T, s store.Store) {
+func testInstallations(t *testing.T, s *store.DB) {
 	ctx := t.Context()
 	if got, err := s.Installations(ctx); err != nil || len(got) != 0 {
 		t.Fatalf("a new store's installations: %v, %v", got, err)
