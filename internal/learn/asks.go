@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -13,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/council-dev/council/internal/finding"
-	"github.com/council-dev/council/internal/glob"
 	"github.com/council-dev/council/internal/provider"
 )
 
@@ -308,42 +306,16 @@ type askProposal struct {
 // parseAsks reads the proposals from the AskTool call; it returns why the answer is unusable,
 // or "".
 func parseAsks(resp provider.Response) ([]askProposal, string) {
-	var raw json.RawMessage
-	for _, b := range resp.Content {
-		if b.Type == provider.ToolUse && b.Name == AskTool {
-			raw = b.Input
-			var s string
-			if json.Unmarshal(raw, &s) == nil { // some models send the arguments as a string
-				raw = json.RawMessage(s)
-			}
-			break
-		}
+	ps, why := decodeList[askProposal](resp, AskTool, "asks")
+	if why != "" {
+		return nil, why
 	}
-	if raw == nil {
-		if resp.Truncated() {
-			return nil, "answer truncated at the output token limit before the " + AskTool + " call; raise the output limit"
-		}
-		return nil, fmt.Sprintf("no %s call in the answer (stop reason %q)", AskTool, resp.StopReason)
-	}
-	var a struct {
-		Asks *[]askProposal `json:"asks"`
-	}
-	if err := json.Unmarshal(raw, &a); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return nil, fmt.Sprintf("%s input: %q is a JSON %s, want %s", AskTool, te.Field, te.Value, te.Type)
-		}
-		return nil, "invalid JSON in " + AskTool + " input: " + err.Error()
-	}
-	if a.Asks == nil {
-		return nil, AskTool + " input has no \"asks\" list"
-	}
-	for i, p := range *a.Asks {
+	for i, p := range ps {
 		if strings.TrimSpace(p.Text) == "" {
 			return nil, fmt.Sprintf("asks[%d] (id %q) has no text", i, p.ID)
 		}
 	}
-	return *a.Asks, ""
+	return ps, ""
 }
 
 // askLearning checks a proposal against the asks shown (by URL) and builds the learning. It
@@ -356,14 +328,9 @@ func (p askProposal) askLearning(byURL map[string]Signal) (Learning, string) {
 	if l.Category != "" && !slices.Contains(finding.Categories, l.Category) {
 		return Learning{}, fmt.Sprintf("category %q is not one of %s", l.Category, strings.Join(finding.Categories, ", "))
 	}
-	for _, g := range p.Paths {
-		g = strings.TrimSpace(g)
-		if err := glob.Validate(g); err != nil {
-			return Learning{}, "bad path: " + err.Error()
-		}
-		if !slices.Contains(l.Paths, g) {
-			l.Paths = append(l.Paths, g)
-		}
+	var why string
+	if l.Paths, why = scopePaths(p.Paths); why != "" {
+		return Learning{}, why
 	}
 	counts := map[string]int{}
 	prs := map[string]bool{}

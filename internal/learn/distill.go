@@ -429,9 +429,28 @@ type proposal struct {
 // parseAnswer reads the proposals from the Tool call. It returns why the answer is unusable,
 // or "": no call, JSON that is not the schema's, or a learning without text or kind.
 func parseAnswer(resp provider.Response) ([]proposal, string) {
+	ps, why := decodeList[proposal](resp, Tool, "learnings")
+	if why != "" {
+		return nil, why
+	}
+	for i, p := range ps {
+		switch {
+		case strings.TrimSpace(p.Text) == "":
+			return nil, fmt.Sprintf("learnings[%d] (id %q) has no text", i, p.ID)
+		case p.Kind != Suppress && p.Kind != Emphasise:
+			return nil, fmt.Sprintf("learnings[%d] (id %q) has kind %q, want %s or %s", i, p.ID, p.Kind, Suppress, Emphasise)
+		}
+	}
+	return ps, ""
+}
+
+// decodeList reads the list under key from the first call of tool in resp. It returns why the
+// answer is unusable, or "": no call (or one cut off at the output limit), or JSON that is not
+// an object holding that list.
+func decodeList[T any](resp provider.Response, tool, key string) ([]T, string) {
 	var raw json.RawMessage
 	for _, b := range resp.Content {
-		if b.Type == provider.ToolUse && b.Name == Tool {
+		if b.Type == provider.ToolUse && b.Name == tool {
 			raw = b.Input
 			var s string
 			if json.Unmarshal(raw, &s) == nil { // some models send the arguments as a string
@@ -442,33 +461,46 @@ func parseAnswer(resp provider.Response) ([]proposal, string) {
 	}
 	if raw == nil {
 		if resp.Truncated() {
-			return nil, "answer truncated at the output token limit before the " + Tool + " call; raise the output limit"
+			return nil, "answer truncated at the output token limit before the " + tool + " call; raise the output limit"
 		}
-		return nil, fmt.Sprintf("no %s call in the answer (stop reason %q)", Tool, resp.StopReason)
+		return nil, fmt.Sprintf("no %s call in the answer (stop reason %q)", tool, resp.StopReason)
 	}
-	var a struct {
-		Learnings *[]proposal `json:"learnings"`
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, "invalid JSON in " + tool + " input: " + err.Error()
 	}
-	if err := json.Unmarshal(raw, &a); err != nil {
+	list, ok := obj[key]
+	if !ok || string(list) == "null" {
+		return nil, fmt.Sprintf("%s input has no %q list", tool, key)
+	}
+	var out []T
+	if err := json.Unmarshal(list, &out); err != nil {
 		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return nil, fmt.Sprintf("%s input: %q is a JSON %s, want %s", Tool, te.Field, te.Value, te.Type)
+		if errors.As(err, &te) {
+			field := key
+			if te.Field != "" {
+				field = key + "." + te.Field
+			}
+			return nil, fmt.Sprintf("%s input: %q is a JSON %s, want %s", tool, field, te.Value, te.Type)
 		}
-		return nil, "invalid JSON in " + Tool + " input: " + err.Error()
+		return nil, "invalid JSON in " + tool + " input: " + err.Error()
 	}
-	if a.Learnings == nil {
-		return nil, Tool + " input has no \"learnings\" list"
-	}
-	ps := *a.Learnings
-	for i, p := range ps {
-		switch {
-		case strings.TrimSpace(p.Text) == "":
-			return nil, fmt.Sprintf("learnings[%d] (id %q) has no text", i, p.ID)
-		case p.Kind != Suppress && p.Kind != Emphasise:
-			return nil, fmt.Sprintf("learnings[%d] (id %q) has kind %q, want %s or %s", i, p.ID, p.Kind, Suppress, Emphasise)
+	return out, ""
+}
+
+// scopePaths checks and dedupes a proposal's globs; it returns why one is bad, or "".
+func scopePaths(globs []string) ([]string, string) {
+	var out []string
+	for _, g := range globs {
+		g = strings.TrimSpace(g)
+		if err := glob.Validate(g); err != nil {
+			return nil, "bad path: " + err.Error()
+		}
+		if !slices.Contains(out, g) {
+			out = append(out, g)
 		}
 	}
-	return ps, ""
+	return out, ""
 }
 
 // learning checks a proposal against the signals shown (by URL) and builds the learning, with
@@ -484,14 +516,9 @@ func (p proposal) learning(byURL map[string]Signal) (Learning, string) {
 	if n := utf8.RuneCountInString(l.Text); n > MaxTextLen {
 		return Learning{}, fmt.Sprintf("text is %d characters, more than %d", n, MaxTextLen)
 	}
-	for _, g := range p.Paths {
-		g = strings.TrimSpace(g)
-		if err := glob.Validate(g); err != nil {
-			return Learning{}, "bad path: " + err.Error()
-		}
-		if !slices.Contains(l.Paths, g) {
-			l.Paths = append(l.Paths, g)
-		}
+	var why string
+	if l.Paths, why = scopePaths(p.Paths); why != "" {
+		return Learning{}, why
 	}
 	counts := map[string]int{}
 	for _, u := range p.EvidenceURLs {
