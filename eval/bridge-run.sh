@@ -22,7 +22,13 @@ mkdir -p "$queue" "$here/runs"
 python3 "$kit/bridge.py" --port "$port" --queue "$queue" --validator-lanes "${VALIDATOR_LANES:-3}" >"$queue/bridge.log" 2>&1 &
 bridge=$!
 trap 'kill $bridge 2>/dev/null; touch "$queue/FINISHED"' EXIT
-sleep 1
+# Wait for the bridge to listen: a sample reviewed before it does fails at once.
+i=0
+until python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1)" "$port" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 60 ] || { echo "bridge-run: the bridge on port $port did not start; see $queue/bridge.log" >&2; exit 1; }
+	sleep 1
+done
 env -u OPENAI_API_KEY -u OPENAI_BASE_URL ANTHROPIC_BASE_URL="http://127.0.0.1:$port" ANTHROPIC_API_KEY=bridge \
 	GIT_ALLOW_PROTOCOL=file "$council" bench run "$dataset" --out "$here/runs/$name" \
 	--record "/tmp/council-eval/recordings/$name" --cache "$cache" --concurrency 3 --max-cost 200 "$@"
