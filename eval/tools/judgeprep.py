@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Blind the findings of several runs for one judge, and unblind the judges' labels.
 
-usage: judgeprep.py [blind] OUT_DIR CASES_DIR RUN_DIR...
+usage: judgeprep.py [blind] [--shown] OUT_DIR CASES_DIR RUN_DIR...
        judgeprep.py unblind KEY_JSON LABELS_JSONL [--run NAME]... > council-labels.jsonl
 
 blind: for each case, OUT_DIR/<id>.md lists the case (repository, range, what the commit says)
 and every finding any of the runs raised, shown, minor or filtered, shuffled, under an opaque
-item id: no run name, no status, no reviewer. OUT_DIR/key.json maps item ids back to
+item id: no run name, no status, no reviewer. --shown leaves out the findings no reader
+sees (status filtered): the scores count only the shown ones. OUT_DIR/key.json maps item ids back to
 (run, finding id, status, filter reason) and is for tally.py, never for the judge.
 The truth (the known bug) is in OUT_DIR/<id>.truth.md, apart, so that the judge labels the
 findings on their merits first and only then says which item catches the bug.
@@ -20,7 +21,7 @@ once, and two different labels of it are an error (pick the run with --run).
 import hashlib, json, os, random, sys
 
 
-def blind(out, cases, runs):
+def blind(out, cases, runs, shown=False):
     os.makedirs(out, exist_ok=True)
     key = {}
     for name in sorted(os.listdir(cases)):
@@ -35,6 +36,8 @@ def blind(out, cases, runs):
                 continue
             rep = json.load(open(path))
             for f in rep.get("findings") or []:
+                if shown and f["status"] == "filtered":
+                    continue
                 item = "i" + hashlib.sha256((run + cid + f["id"]).encode()).hexdigest()[:8]
                 key[item] = {"case": cid, "run": os.path.basename(os.path.normpath(run)), "finding": f["id"],
                              "status": f["status"], "filter_reason": f.get("filter_reason", ""),
@@ -101,10 +104,14 @@ def main():
     args = sys.argv[1:]
     if args and args[0] == "unblind":
         unblind(args[1:])
-    elif args and args[0] == "blind":
-        blind(args[1], args[2], args[3:])
-    elif len(args) >= 3:
-        blind(args[0], args[1], args[2:])
+    elif args:
+        if args[0] == "blind":
+            args = args[1:]
+        shown = "--shown" in args
+        args = [a for a in args if a != "--shown"]
+        if len(args) < 3:
+            sys.exit(__doc__)
+        blind(args[0], args[1], args[2:], shown)
     else:
         sys.exit(__doc__)
 
