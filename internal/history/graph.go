@@ -86,9 +86,7 @@ func LoadGraph(ctx context.Context, git Git, rev string, shallow map[string]bool
 	for pos := len(g.chain) - 1; pos >= 0; pos-- {
 		c := g.chain[pos]
 		g.intro[c] = int32(pos)
-		for _, p := range g.parents[c][min(1, len(g.parents[c])):] {
-			stack = append(stack, p)
-		}
+		stack = append(stack, g.parents[c][min(1, len(g.parents[c])):]...)
 		for len(stack) > 0 {
 			x := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]

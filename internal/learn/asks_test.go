@@ -223,7 +223,7 @@ func TestAskRequestsGroupChanges(t *testing.T) {
 			Body: "Rename foo to bar\n\n`" + p + "`:\n```diff\n-foo()\n+bar()\n```"})
 	}
 	ss = append(ss, Signal{Repo: "a/b", Merge: "0123456789abcdef", URL: "z", Path: "pkg/z.go", Line: 1, Source: SourceFeedback,
-		Body: "nit: typo\n\n`pkg/z.go`:\n```diff\n-teh\n+the\n```"})
+		Body: "nit: typo\n\n`pkg/z.go`:\n```diff\n-the the\n+the\n```"})
 	c := &scripted{responses: []provider.Response{askCall(`{"asks": []}`), askCall(`{"asks": []}`)}}
 	if _, _, err := Distill(context.Background(), c, ss, ComputeStats(ss), DistillOptions{Model: "m"}); err != nil {
 		t.Fatal(err)
